@@ -1,0 +1,97 @@
+package dev.tally.core.contract;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything Tally needs to know about one tool (ARCHITECTURE.md §4). Immutable.
+ *
+ * @param tool the tool name, or {@code default}
+ * @param toolClass the class
+ * @param source where the contract came from
+ * @param fingerprint normalization rules
+ * @param attachWindow how long an unfinished execution may be attached to by fingerprint
+ * @param attachWait how long one retry waits on a running execution before it is told in progress
+ * @param resultRetention how long a result (and an idempotency key) is kept
+ * @param unknownOutcome what a retry after an unknown outcome gets
+ * @param statusTool the tool to call for {@link UnknownOutcomePolicy#STATUS_CHECK}, or {@code null}
+ * @param confirmationRequired a human must confirm before dispatch
+ * @param onDisconnect what a client disconnect means for an in-flight call
+ */
+public record ToolContract(
+    String tool,
+    ToolClass toolClass,
+    Source source,
+    FingerprintRules fingerprint,
+    Duration attachWindow,
+    Duration attachWait,
+    Duration resultRetention,
+    UnknownOutcomePolicy unknownOutcome,
+    String statusTool,
+    boolean confirmationRequired,
+    DisconnectBehaviour onDisconnect) {
+
+  public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_ATTACH_WAIT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_RESULT_RETENTION = Duration.ofHours(24);
+
+  /** Where a contract came from, in precedence order. */
+  public enum Source {
+    CONFIGURATION,
+    ANNOTATIONS,
+    DEFAULT
+  }
+
+  public ToolContract {
+    Objects.requireNonNull(tool, "tool");
+    Objects.requireNonNull(toolClass, "toolClass");
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    Objects.requireNonNull(attachWindow, "attachWindow");
+    Objects.requireNonNull(attachWait, "attachWait");
+    Objects.requireNonNull(resultRetention, "resultRetention");
+    Objects.requireNonNull(unknownOutcome, "unknownOutcome");
+    Objects.requireNonNull(onDisconnect, "onDisconnect");
+  }
+
+  /** The safe default: irreversible, reported after an unknown outcome, finished on disconnect. */
+  public static ToolContract defaultFor(String tool) {
+    return of(tool, ToolClass.IRREVERSIBLE, Source.DEFAULT);
+  }
+
+  /** A contract of {@code toolClass} with every other field at its documented default. */
+  public static ToolContract of(String tool, ToolClass toolClass, Source source) {
+    return new ToolContract(
+        tool,
+        toolClass,
+        source,
+        FingerprintRules.NONE,
+        DEFAULT_ATTACH_WINDOW,
+        DEFAULT_ATTACH_WAIT,
+        DEFAULT_RESULT_RETENTION,
+        UnknownOutcomePolicy.defaultFor(toolClass),
+        null,
+        false,
+        toolClass == ToolClass.READ_ONLY ? DisconnectBehaviour.CANCEL : DisconnectBehaviour.FINISH);
+  }
+
+  /** This contract under another tool name and source (a default applied to a named tool). */
+  public ToolContract forTool(String name, Source src) {
+    return new ToolContract(
+        name,
+        toolClass,
+        src,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect);
+  }
+
+  public boolean isReadOnly() {
+    return toolClass == ToolClass.READ_ONLY;
+  }
+}

@@ -1,0 +1,150 @@
+package dev.tally.core.execution;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A request to move an execution to {@code to}, applied by a store as compare-and-set on {@code
+ * expectedVersion}. Optional fields ({@code null}) leave the record's value unchanged.
+ */
+public record Transition(
+    ExecutionId id,
+    long expectedVersion,
+    ExecutionState to,
+    Instant at,
+    Lease lease,
+    boolean clearLease,
+    Integer targetStatus,
+    RpcError error,
+    ResultRef result,
+    byte[] resultBytes,
+    Instant retainUntil,
+    boolean awaitingInput) {
+
+  public Transition {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(to, "to");
+    Objects.requireNonNull(at, "at");
+  }
+
+  /** A plain transition with no detail. */
+  public static Transition to(Execution e, ExecutionState to, Instant at) {
+    return new Transition(
+        e.id(), e.version(), to, at, null, false, null, null, null, null, null, false);
+  }
+
+  public Transition withLease(Lease l) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        l,
+        false,
+        targetStatus,
+        error,
+        result,
+        resultBytes,
+        retainUntil,
+        awaitingInput);
+  }
+
+  public Transition clearingLease() {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        null,
+        true,
+        targetStatus,
+        error,
+        result,
+        resultBytes,
+        retainUntil,
+        awaitingInput);
+  }
+
+  public Transition withOutcome(Integer status, RpcError err) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        lease,
+        clearLease,
+        status,
+        err,
+        result,
+        resultBytes,
+        retainUntil,
+        awaitingInput);
+  }
+
+  /**
+   * Attaches result bytes (the JSON-RPC {@code result} object). The store decides whether they fit
+   * its cap and fills in {@link ResultRef#retained()}.
+   */
+  public Transition withResult(byte[] bytes, boolean isError) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        lease,
+        clearLease,
+        targetStatus,
+        error,
+        new ResultRef(bytes.length, true, isError),
+        bytes,
+        retainUntil,
+        awaitingInput);
+  }
+
+  public Transition withRetainUntil(Instant until) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        lease,
+        clearLease,
+        targetStatus,
+        error,
+        result,
+        resultBytes,
+        until,
+        awaitingInput);
+  }
+
+  public Transition awaitingInput(boolean awaiting) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        lease,
+        clearLease,
+        targetStatus,
+        error,
+        result,
+        resultBytes,
+        retainUntil,
+        awaiting);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return this == o;
+  }
+
+  @Override
+  public int hashCode() {
+    return System.identityHashCode(this);
+  }
+
+  @Override
+  public String toString() {
+    return "Transition[" + id + " v" + expectedVersion + " -> " + to.wireName() + "]";
+  }
+}
