@@ -477,10 +477,9 @@ public abstract class ExecutionStoreContract {
   @Test
   void lapsedListsOnlyDispatchedWithExpiredLeasesOldestFirst() {
     Execution oldest = dispatched(candidate(), Duration.ofSeconds(10));
-    Execution alive = dispatched(candidate(), Duration.ofMinutes(10));
+    dispatched(candidate(), Duration.ofMinutes(10));
     Execution newer = dispatched(candidate(), Duration.ofSeconds(10));
-    Execution unknown =
-        move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.OUTCOME_UNKNOWN);
+    move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.OUTCOME_UNKNOWN);
     Execution accepted = claimed(candidate());
     await(
         store.touch(
@@ -488,8 +487,7 @@ public abstract class ExecutionStoreContract {
             accepted.version(),
             new Lease("owner-a", clock.instant().plus(Duration.ofSeconds(1))),
             false));
-    Execution completed =
-        move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.COMPLETED);
+    move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.COMPLETED);
 
     clock.advance(Duration.ofMinutes(1));
     List<Execution> lapsed = await(store.lapsed(clock.instant(), 100));
@@ -498,9 +496,6 @@ public abstract class ExecutionStoreContract {
     assertThat(await(store.lapsed(clock.instant(), 1)))
         .extracting(Execution::id)
         .containsExactly(oldest.id());
-    assertThat(List.of(alive, unknown, completed))
-        .extracting(Execution::id)
-        .doesNotContainAnyElementsOf(lapsed.stream().map(Execution::id).toList());
   }
 
   // ---- awaitChange ---------------------------------------------------------------------------
@@ -611,18 +606,16 @@ public abstract class ExecutionStoreContract {
   @Test
   void purgeRemovesOnlyRecordsPastRetentionThatNoLongerHold() {
     Execution failed = reach(ExecutionState.FAILED, candidate().retainFor(Duration.ofHours(1)));
-    Execution delivered =
-        walk(
-            dispatched(
-                candidate().kind(MatchKind.FINGERPRINT).retainFor(Duration.ofHours(1)),
-                Duration.ofSeconds(30)),
-            List.of());
-    delivered =
+    Execution fpDispatched =
+        dispatched(
+            candidate().kind(MatchKind.FINGERPRINT).retainFor(Duration.ofHours(1)),
+            Duration.ofSeconds(30));
+    Execution completed =
         await(
             store.transition(
-                Transition.to(delivered, ExecutionState.COMPLETED, clock.instant())
+                Transition.to(fpDispatched, ExecutionState.COMPLETED, clock.instant())
                     .withResult(bytes("{\"content\":[]}"), false)));
-    delivered = move(delivered, ExecutionState.DELIVERED);
+    Execution delivered = move(completed, ExecutionState.DELIVERED);
     Execution stillHolding =
         reach(
             ExecutionState.DELIVERED,
