@@ -20,14 +20,14 @@ public record ActorConfig(Mode mode, String header, String claim, String value) 
   public static final String DEFAULT_HEADER = "Authorization";
   public static final String DEFAULT_CLAIM = "sub";
 
-  /** Token hash of the {@code Authorization} header; {@code anonymous} without one. */
-  public static final ActorConfig DEFAULT = tokenHash(DEFAULT_HEADER);
-
   private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
   private static final Pattern CLAIM_NAME = Pattern.compile("[^\\p{Cntrl}/]{1,128}");
   private static final Pattern CLAIM_POINTER = Pattern.compile("(/([^~/\\p{Cntrl}]|~[01])*)+");
   private static final Set<String> CREDENTIAL_HEADERS =
       Set.of("authorization", "proxy-authorization", "cookie", "x-api-key");
+
+  /** Token hash of the {@code Authorization} header; {@code anonymous} without one. */
+  public static final ActorConfig DEFAULT = tokenHash(DEFAULT_HEADER);
 
   /** How the actor is found. */
   public enum Mode {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.tally.core.actor.ActorConfig;
 import dev.tally.core.gate.GateOptions;
 import java.io.IOException;
@@ -23,6 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -78,6 +81,7 @@ public record TallyConfig(
   public static final int MAX_FILE_BYTES = 1 << 20;
 
   private static final ObjectMapper YAML = yamlMapper();
+  private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '([^']{1,128})'");
 
   public TallyConfig {
     Objects.requireNonNull(tools, "tools");
@@ -227,18 +231,30 @@ public record TallyConfig(
 
   /** A YAML syntax error as position and problem, never the offending text or a stack trace. */
   private static String describe(JsonProcessingException e) {
-    JsonLocation at = e.getLocation();
-    String where =
-        at == null || at.getLineNr() < 1
-            ? "invalid YAML"
-            : "invalid YAML at line " + at.getLineNr() + ", column " + at.getColumnNr();
+    int line = -1;
+    int column = -1;
     String what = "a syntax error";
-    if (e.getCause() instanceof MarkedYAMLException m && m.getProblem() != null) {
-      what = m.getProblem();
-    } else if (e.getOriginalMessage() != null
-        && e.getOriginalMessage().startsWith("Duplicate field")) {
-      what = "a key appears twice in one mapping";
+    if (e.getCause() instanceof MarkedYAMLException m) {
+      if (m.getProblem() != null) {
+        what = m.getProblem();
+      }
+      if (m.getProblemMark() != null) {
+        line = m.getProblemMark().getLine() + 1;
+        column = m.getProblemMark().getColumn() + 1;
+      }
+    } else if (e.getOriginalMessage() != null) {
+      Matcher m = DUPLICATE.matcher(e.getOriginalMessage());
+      if (m.lookingAt()) {
+        what = "key " + m.group(1) + " appears twice in one mapping";
+      }
     }
+    JsonLocation at = e.getLocation();
+    if (line < 1 && at != null) {
+      line = at.getLineNr();
+      column = at.getColumnNr();
+    }
+    String where =
+        line < 1 ? "invalid YAML" : "invalid YAML at line " + line + ", column " + column;
     return where + ": " + Problems.sanitize(what);
   }
 
@@ -248,6 +264,9 @@ public record TallyConfig(
     loader.setAllowDuplicateKeys(false);
     loader.setCodePointLimit(MAX_FILE_BYTES);
     YAMLFactory factory = YAMLFactory.builder().loaderOptions(loader).build();
-    return YAMLMapper.builder(factory).enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    return YAMLMapper.builder(factory)
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
+        .build();
   }
 }

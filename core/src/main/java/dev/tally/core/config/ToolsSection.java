@@ -100,7 +100,8 @@ final class ToolsSection {
     }
     JsonNode v = f.raw(key);
     if (!v.isArray()) {
-      f.problemShown(key, Problems.show("", v), "a list of " + POINTER_EXPECTED + "s");
+      f.problemShown(
+          key, Problems.show("", v), "a list of RFC 6901 JSON pointers like [/title, /a/0]");
       return List.of();
     }
     List<String> out = new ArrayList<>();
