@@ -203,8 +203,8 @@ public final class KeyFiles {
 
   private static void write(Path file, byte[] content) {
     boolean posix = supportsPosix(file);
+    Path parent = file.toAbsolutePath().getParent();
     try {
-      Path parent = file.toAbsolutePath().getParent();
       if (parent != null && !Files.isDirectory(parent)) {
         if (posix) {
           Files.createDirectories(parent, perms("rwx------"));
@@ -212,9 +212,19 @@ public final class KeyFiles {
           Files.createDirectories(parent);
         }
       }
-      Set<OpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-      FileAttribute<?>[] attrs =
-          posix ? new FileAttribute<?>[] {perms("rw-------")} : new FileAttribute<?>[0];
+    } catch (IOException e) {
+      throw new KeyException(
+          "hmac key file "
+              + file
+              + ": cannot create its directory ("
+              + e.getClass().getSimpleName()
+              + ")",
+          e);
+    }
+    Set<OpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    FileAttribute<?>[] attrs =
+        posix ? new FileAttribute<?>[] {perms("rw-------")} : new FileAttribute<?>[0];
+    try {
       try (FileChannel ch = FileChannel.open(file, options, attrs)) {
         ByteBuffer buf = ByteBuffer.wrap(content);
         while (buf.hasRemaining()) {
