@@ -26,6 +26,7 @@ final class ContractResolver {
    * @param own what the entry sets
    * @param base what the {@code default} entry sets ({@link Partial#EMPTY} for {@code default})
    * @param baseName the key path of the {@code default} entry, or {@code null} for {@code default}
+   *     (which may set a {@code statusTool} it does not use itself, for the tools that inherit it)
    */
   static ToolContract resolve(
       ConfigSection t, String name, Partial own, Partial base, String baseName) {
@@ -65,7 +66,7 @@ final class ContractResolver {
       } else if (statusTool.equals(name)) {
         t.problemShown("statusTool", Problems.sanitize(statusTool), "a tool other than this one");
       }
-    } else if (own.statusTool() != null) {
+    } else if (own.statusTool() != null && baseName != null) {
       t.problemShown(
           "statusTool",
           Problems.sanitize(own.statusTool()),

@@ -21,7 +21,6 @@ public record StoreConfig(String uri) {
   /** File name of a generated HMAC key file ({@link #generatedKeyFile()}). */
   public static final String GENERATED_KEY_FILE_NAME = "hmac.keys";
 
-  private static final Pattern URL_PASSWORD = Pattern.compile("(?<=://)([^:/@?#]*):[^@/?#]*@");
   private static final Pattern QUERY_SECRET =
       Pattern.compile("(?i)([?&](?:password|sslpassword|secret)=)[^&#]*");
 
@@ -95,8 +94,22 @@ public record StoreConfig(String uri) {
     return redact(uri);
   }
 
+  /**
+   * Replaces the password of a {@code scheme://user:password@host} URL and secret query parameters.
+   * Errs towards hiding too much: everything between the first {@code :} after the user and the
+   * last {@code @} is hidden, so an unencoded {@code @} or {@code /} in a password does not leak
+   * its tail.
+   */
   static String redact(String uri) {
-    String s = URL_PASSWORD.matcher(uri).replaceFirst("$1:" + Problems.REDACTED + "@");
+    String s = uri;
+    int scheme = s.indexOf("://");
+    int at = s.lastIndexOf('@');
+    if (scheme >= 0 && at > scheme) {
+      int colon = s.indexOf(':', scheme + 3);
+      if (colon >= 0 && colon < at) {
+        s = s.substring(0, colon + 1) + Problems.REDACTED + s.substring(at);
+      }
+    }
     return QUERY_SECRET.matcher(s).replaceAll("$1" + Problems.REDACTED);
   }
 

@@ -166,7 +166,9 @@ public record TallyConfig(
     allowed.addAll(AdapterSections.NAMES);
     r.allowKeys(allowed);
 
-    int version = r.integer("version", VERSION, VERSION, VERSION);
+    if (r.has("version") && !r.raw("version").asText().strip().equals(String.valueOf(VERSION))) {
+      r.problem("version", r.raw("version"), VERSION + ", the only format version");
+    }
     ToolsConfig tools = ToolsSection.read(r.section("tools"));
     ActorConfig actor = CoreSections.actor(r.section("actor"));
     IdempotencyConfig idempotency = CoreSections.idempotency(r.section("idempotency"));
@@ -188,7 +190,7 @@ public record TallyConfig(
     }
     r.throwIfInvalid(source);
     return new TallyConfig(
-        version,
+        VERSION,
         tools,
         actor,
         idempotency,

@@ -102,7 +102,7 @@ class TallyConfigTest {
                 store: s3://bucket
                 """))
         .containsExactly(
-            "version: 2 (expected: an integer from 1 to 1)",
+            "version: 2 (expected: 1, the only format version)",
             "tools.create_ticket.attachWindow: -5m (expected: a positive duration like 30s, 10m,"
                 + " 24h)",
             "limits.maxRequestBytes: 12 (expected: a size from 1KiB to 1GiB, in bytes or like"
@@ -205,6 +205,10 @@ class TallyConfigTest {
     assertThat(c.store().redacted())
         .isEqualTo("postgresql://u:<redacted>@db/x?sslpassword=<redacted>&a=b");
     assertThat(c.toString()).doesNotContain("hunter2", "pw2");
+    assertThat(new StoreConfig("postgres://u:p@ss/w0rd@db:5432/x").redacted())
+        .isEqualTo("postgres://u:<redacted>@db:5432/x");
+    assertThat(new StoreConfig("postgres://db:5432/x").redacted())
+        .isEqualTo("postgres://db:5432/x");
   }
 
   @Test

@@ -200,6 +200,19 @@ class ToolsSectionTest {
   }
 
   @Test
+  void theDefaultEntryMaySetAStatusToolForTheToolsThatUseIt() {
+    ToolsConfig t =
+        tools(
+            """
+            tools:
+              default: {statusTool: get_operation}
+              refund: {class: status_check}
+            """);
+    assertThat(t.defaults().statusTool()).isNull();
+    assertThat(t.tools().get("refund").statusTool()).isEqualTo("get_operation");
+  }
+
+  @Test
   void anIrreversibleToolMayUseAStatusCheck() {
     ToolContract c =
         tools("tools:\n  deploy: {unknownOutcome: status_check, statusTool: deploy_status}\n")
