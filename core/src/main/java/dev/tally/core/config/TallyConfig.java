@@ -13,6 +13,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.tally.core.actor.ActorConfig;
 import dev.tally.core.gate.GateOptions;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -134,7 +135,7 @@ public record TallyConfig(
           StandardCharsets.UTF_8
               .newDecoder()
               .onMalformedInput(CodingErrorAction.REPORT)
-              .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)))
+              .decode(ByteBuffer.wrap(Files.readAllBytes(file)))
               .toString();
       return parse(text, source, overrides);
     } catch (NoSuchFileException e) {
