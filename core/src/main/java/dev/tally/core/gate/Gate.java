@@ -1,20 +1,61 @@
 package dev.tally.core.gate;
 
 import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.canonical.Jcs;
 import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.contract.ToolContract;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.execution.Lease;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The one entry point both adapters call (ARCHITECTURE.md §6). Transport-free.
+ * The one entry point both adapters call (ARCHITECTURE.md §6). Transport-free: it turns a {@link
+ * ToolCall} into a {@link Decision} and records every step in the {@link ExecutionStore} before
+ * announcing it.
  *
- * <p>STUB: being implemented.
+ * <p>Implementation note: a new execution is claimed directly in {@code dispatched} with {@code
+ * accepted}, {@code authorized} and {@code dispatched} stamped at the same instant: one durable
+ * write before the upstream request, instead of three. Tools that need confirmation are claimed in
+ * {@code pending_confirmation}.
  */
-public final class Gate {
-  private Gate() {}
+public final class Gate implements AutoCloseable {
+  private final GateOptions options;
+  private final ExecutionStore store;
+  private final ContractRegistry contracts;
+  private final Clock clock;
+  private final CallAnalyzer analyzer;
+  private final Matcher matcher;
+  private final LeaseKeeper leases;
 
+  private Gate(
+      GateOptions options,
+      ExecutionStore store,
+      ContractRegistry contracts,
+      KeyRing keys,
+      ActorResolver actors,
+      Jcs jcs,
+      Clock clock) {
+    this.options = options;
+    this.store = store;
+    this.contracts = contracts;
+    this.clock = clock;
+    this.analyzer = new CallAnalyzer(options, keys, actors, jcs);
+    this.leases = new LeaseKeeper(store, clock, options.heartbeat());
+    this.matcher = new Matcher(this, store, keys, clock);
+  }
+
+  /** A gate with canonicalization at its default limits; close it to stop its heartbeats. */
   public static Gate create(
       GateOptions options,
       ExecutionStore store,
@@ -22,15 +63,207 @@ public final class Gate {
       KeyRing keys,
       ActorResolver actors,
       Clock clock) {
-    throw new UnsupportedOperationException("stub");
+    return create(options, store, contracts, keys, actors, Jcs.create(), clock);
   }
 
-  /** Decides what to do with one {@code tools/call}. Never completes exceptionally. */
+  /** A gate over {@code store}; close it to stop its lease heartbeats. */
+  public static Gate create(
+      GateOptions options,
+      ExecutionStore store,
+      ContractRegistry contracts,
+      KeyRing keys,
+      ActorResolver actors,
+      Jcs jcs,
+      Clock clock) {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(contracts, "contracts");
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(actors, "actors");
+    Objects.requireNonNull(jcs, "jcs");
+    Objects.requireNonNull(clock, "clock");
+    return new Gate(options, store, contracts, keys, actors, jcs, clock);
+  }
+
+  /**
+   * Decides what to do with one {@code tools/call}. Never completes exceptionally: a store that
+   * cannot write yields {@link Decision.Refuse} with {@link TallyError.Code#STORE_UNAVAILABLE}
+   * (fail closed: nothing is dispatched unrecorded).
+   */
   public CompletionStage<Decision> admit(ToolCall call) {
-    throw new UnsupportedOperationException("stub");
+    ToolContract contract = contracts.resolve(call.tool());
+    if (contract.isReadOnly()) {
+      return CompletableFuture.completedFuture(new Decision.PassThrough(contract));
+    }
+    CallAnalyzer.Result analysis;
+    try {
+      analysis = analyzer.analyze(call, contract);
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(
+          new Decision.Refuse(
+              TallyError.of(TallyError.Code.INVALID_REQUEST, "tools/call could not be analyzed")));
+    }
+    if (analysis instanceof CallAnalyzer.Refused r) {
+      return CompletableFuture.completedFuture(new Decision.Refuse(r.error()));
+    }
+    Identity id = ((CallAnalyzer.Ok) analysis).identity();
+    return matcher.decide(call, id, null).exceptionally(Gate::storeFailure);
+  }
+
+  /**
+   * Describes how the gate identifies {@code call} (actor, canonical record, fingerprint) without
+   * touching the store. Returns empty and hands the refusal to {@code refused} if invalid.
+   */
+  public java.util.Optional<Description> describe(
+      ToolCall call, java.util.function.Consumer<TallyError> refused) {
+    ToolContract contract = contracts.resolve(call.tool());
+    CallAnalyzer.Result analysis = analyzer.analyze(call, contract);
+    if (analysis instanceof CallAnalyzer.Refused r) {
+      refused.accept(r.error());
+      return java.util.Optional.empty();
+    }
+    Identity id = ((CallAnalyzer.Ok) analysis).identity();
+    return java.util.Optional.of(
+        new Description(
+            id.actor(),
+            contract.toolClass().wireName(),
+            id.canonical(),
+            id.fingerprint().render(),
+            id.idempotencyKey() != null ? "idempotency_key" : "fingerprint",
+            id.summary()));
+  }
+
+  static Decision storeFailure(Throwable t) {
+    return new Decision.Refuse(
+        TallyError.of(
+            TallyError.Code.STORE_UNAVAILABLE,
+            "the execution store cannot record this call now; nothing was sent, retry later"));
   }
 
   public ContractRegistry contracts() {
-    throw new UnsupportedOperationException("stub");
+    return contracts;
+  }
+
+  public ExecutionStore store() {
+    return store;
+  }
+
+  public GateOptions options() {
+    return options;
+  }
+
+  /** How many executions this instance is driving right now. */
+  public int inFlight() {
+    return leases.size();
+  }
+
+  /**
+   * Waits up to {@code bound} for in-flight executions to settle, then records every one still open
+   * as {@code outcome_unknown} (the SIGTERM drain). Completes with how many were abandoned.
+   */
+  public CompletionStage<Integer> drain(Duration bound) {
+    CompletableFuture<Integer> done = new CompletableFuture<>();
+    Instant deadline = clock.instant().plus(bound);
+    pollDrain(deadline, done);
+    return done;
+  }
+
+  private void pollDrain(Instant deadline, CompletableFuture<Integer> done) {
+    if (leases.size() == 0) {
+      done.complete(0);
+      return;
+    }
+    if (!clock.instant().isBefore(deadline)) {
+      var open = leases.tracked();
+      CompletableFuture<?>[] all =
+          open.stream()
+              .map(
+                  f ->
+                      f.unknown("drained at shutdown")
+                          .toCompletableFuture()
+                          .exceptionally(e -> null))
+              .toArray(CompletableFuture[]::new);
+      CompletableFuture.allOf(all).whenComplete((v, e) -> done.complete(open.size()));
+      return;
+    }
+    CompletableFuture.delayedExecutor(20, java.util.concurrent.TimeUnit.MILLISECONDS)
+        .execute(() -> pollDrain(deadline, done));
+  }
+
+  /** Runs one heartbeat and reaper round now (tests and shutdown). */
+  public CompletionStage<Integer> tickLeases() {
+    return leases.tick();
+  }
+
+  @Override
+  public void close() {
+    leases.close();
+  }
+
+  // --- used by Matcher -------------------------------------------------------------------
+
+  Execution newExecution(Identity id, Instant now) {
+    ToolContract c = id.contract();
+    Map<ExecutionState, Instant> tl = new EnumMap<>(ExecutionState.class);
+    tl.put(ExecutionState.ACCEPTED, now);
+    ExecutionState state;
+    Lease lease = null;
+    if (c.confirmationRequired()) {
+      state = ExecutionState.PENDING_CONFIRMATION;
+    } else {
+      tl.put(ExecutionState.AUTHORIZED, now);
+      state = ExecutionState.DISPATCHED;
+      lease = newLease(now);
+    }
+    tl.put(state, now);
+    Duration hold = id.idempotencyKey() != null ? c.resultRetention() : c.attachWindow();
+    Duration retain =
+        c.resultRetention().compareTo(c.attachWindow()) >= 0
+            ? c.resultRetention()
+            : c.attachWindow();
+    return new Execution(
+        ExecutionId.generate(clock),
+        1,
+        id.matchKey(),
+        id.kind(),
+        id.actor(),
+        id.tool(),
+        c.toolClass(),
+        id.fingerprint().render(),
+        id.intentScope(),
+        state,
+        tl,
+        now.plus(hold),
+        now.plus(retain),
+        lease,
+        null,
+        null,
+        null,
+        false,
+        id.summary());
+  }
+
+  Lease newLease(Instant now) {
+    return new Lease(options.owner(), now.plus(options.lease()));
+  }
+
+  boolean ownsLease(Execution e) {
+    return e.lease() != null && e.lease().owner().equals(options.owner());
+  }
+
+  Decision dispatch(Execution e, ToolContract contract, boolean continued) {
+    InFlightExecution[] self = new InFlightExecution[1];
+    self[0] =
+        new InFlightExecution(
+            e,
+            contract,
+            continued,
+            store,
+            clock,
+            options.owner(),
+            options.lease(),
+            () -> leases.untrack(self[0]));
+    leases.track(self[0]);
+    return new Decision.Dispatch(self[0]);
   }
 }

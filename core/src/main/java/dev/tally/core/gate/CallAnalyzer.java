@@ -1,0 +1,172 @@
+package dev.tally.core.gate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.canonical.ActionRecord;
+import dev.tally.core.canonical.ArgumentNormalizer;
+import dev.tally.core.canonical.CanonicalizationException;
+import dev.tally.core.canonical.Jcs;
+import dev.tally.core.contract.ToolContract;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.fingerprint.KeyRing;
+
+/**
+ * Derives a call's {@link Identity} (ARCHITECTURE.md §6 step 1 and §3): actor, idempotency key,
+ * intent scope, normalized arguments, canonical record and fingerprint. Pure; no store access.
+ */
+final class CallAnalyzer {
+  /** Longest accepted idempotency key or intent scope, in characters. */
+  static final int MAX_KEY_CHARS = 200;
+
+  private final GateOptions options;
+  private final KeyRing keys;
+  private final ActorResolver actors;
+  private final Jcs jcs;
+  private final ArgumentNormalizer normalizer;
+
+  CallAnalyzer(GateOptions options, KeyRing keys, ActorResolver actors, Jcs jcs) {
+    this.options = options;
+    this.keys = keys;
+    this.actors = actors;
+    this.jcs = jcs;
+    this.normalizer =
+        ArgumentNormalizer.create(options.idempotencyArgument(), keys::secretReference, jcs);
+  }
+
+  /** The outcome of analysis: an identity, or the refusal to send instead. */
+  sealed interface Result {}
+
+  record Ok(Identity identity) implements Result {}
+
+  record Refused(TallyError error) implements Result {}
+
+  Result analyze(ToolCall call, ToolContract contract) {
+    String actor = actors.resolve(call.headers());
+    String key;
+    String scope;
+    try {
+      key = idempotencyKey(call);
+      scope = intentScope(call);
+    } catch (InvalidInput e) {
+      return new Refused(e.error);
+    }
+    try {
+      JsonNode args = normalizer.normalize(call.arguments(), contract.fingerprint());
+      ActionRecord record =
+          new ActionRecord(
+              actor,
+              call.tool(),
+              ActionRecord.CHANNEL_MCP,
+              call.target(),
+              options.credentialRef(),
+              args,
+              scope);
+      byte[] canonical = record.canonicalBytes(jcs);
+      String summary = normalizer.summarize(call.arguments(), contract.fingerprint());
+      return new Ok(
+          new Identity(
+              actor,
+              call.tool(),
+              contract,
+              key,
+              scope,
+              canonical,
+              keys.fingerprint(canonical),
+              summary));
+    } catch (CanonicalizationException e) {
+      return new Refused(
+          TallyError.of(
+              TallyError.Code.INVALID_ARGUMENTS,
+              "params.arguments" + e.pointer() + ": " + e.getMessage()));
+    }
+  }
+
+  private String idempotencyKey(ToolCall call) throws InvalidInput {
+    String fromHeader = call.headers().get(options.idempotencyHeader());
+    String fromArgument = null;
+    JsonNode args = call.arguments();
+    if (args != null && args.has(options.idempotencyArgument())) {
+      JsonNode v = args.get(options.idempotencyArgument());
+      if (!v.isTextual()) {
+        throw new InvalidInput(
+            TallyError.Code.INVALID_IDEMPOTENCY_KEY,
+            "params.arguments."
+                + options.idempotencyArgument()
+                + ": a "
+                + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+                + " (expected: a string of 1-"
+                + MAX_KEY_CHARS
+                + " characters)");
+      }
+      fromArgument = v.textValue();
+    }
+    if (fromHeader != null && fromArgument != null && !fromHeader.equals(fromArgument)) {
+      throw new InvalidInput(
+          TallyError.Code.INVALID_IDEMPOTENCY_KEY,
+          options.idempotencyHeader()
+              + " header and params.arguments."
+              + options.idempotencyArgument()
+              + " differ (expected: the same key, or only one of them)");
+    }
+    String key = fromHeader != null ? fromHeader : fromArgument;
+    if (key == null) {
+      return null;
+    }
+    checkToken(key, TallyError.Code.INVALID_IDEMPOTENCY_KEY, "idempotency key");
+    return key;
+  }
+
+  private String intentScope(ToolCall call) throws InvalidInput {
+    String scope = call.headers().get(options.intentScopeHeader());
+    if (scope == null && call.meta() != null) {
+      JsonNode v = call.meta().get(GateOptions.INTENT_SCOPE_META);
+      if (v != null && !v.isNull()) {
+        if (!v.isTextual()) {
+          throw new InvalidInput(
+              TallyError.Code.INVALID_INTENT_SCOPE,
+              "params._meta[\""
+                  + GateOptions.INTENT_SCOPE_META
+                  + "\"]: expected a string of 1-"
+                  + MAX_KEY_CHARS
+                  + " characters");
+        }
+        scope = v.textValue();
+      }
+    }
+    if (scope == null) {
+      return Execution.WINDOW_SCOPE;
+    }
+    checkToken(scope, TallyError.Code.INVALID_INTENT_SCOPE, "intent scope");
+    return "run:" + scope;
+  }
+
+  /** 1–200 visible ASCII characters: keys travel in headers and logs of other systems. */
+  private static void checkToken(String v, TallyError.Code code, String what) throws InvalidInput {
+    if (v.isEmpty() || v.length() > MAX_KEY_CHARS) {
+      throw new InvalidInput(
+          code, what + ": " + v.length() + " characters (expected: 1-" + MAX_KEY_CHARS + ")");
+    }
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        throw new InvalidInput(
+            code,
+            what
+                + ": character at index "
+                + i
+                + " is not visible ASCII (expected: characters 0x21-0x7E)");
+      }
+    }
+  }
+
+  /** Internal signal for a refused input; never escapes this class. */
+  private static final class InvalidInput extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final transient TallyError error;
+
+    InvalidInput(TallyError.Code code, String message) {
+      super(message, null, false, false);
+      this.error = TallyError.of(code, message);
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package dev.tally.core.gate;
+
+import dev.tally.core.contract.ToolContract;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.execution.Lease;
+import dev.tally.core.execution.RpcError;
+import dev.tally.core.execution.Transition;
+import dev.tally.core.store.ExecutionStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * The gate's {@link InFlight}: serializes the adapter's reports and the lease heartbeats on one
+ * execution so that each compare-and-set sees the version the previous one produced.
+ */
+final class InFlightExecution implements InFlight {
+  /**
+   * JSON-RPC errors that prove the tool never ran: parse, invalid request, no method, bad params.
+   */
+  static boolean provesNoEffect(int rpcCode) {
+    return rpcCode == -32700 || rpcCode == -32600 || rpcCode == -32601 || rpcCode == -32602;
+  }
+
+  private final ExecutionStore store;
+  private final Clock clock;
+  private final ToolContract contract;
+  private final boolean continued;
+  private final String owner;
+  private final java.time.Duration leaseLength;
+  private final Runnable onSettled;
+  private volatile Execution current;
+  private CompletableFuture<Execution> tail;
+
+  InFlightExecution(
+      Execution execution,
+      ToolContract contract,
+      boolean continued,
+      ExecutionStore store,
+      Clock clock,
+      String owner,
+      java.time.Duration leaseLength,
+      Runnable onSettled) {
+    this.current = execution;
+    this.contract = contract;
+    this.continued = continued;
+    this.store = store;
+    this.clock = clock;
+    this.owner = owner;
+    this.leaseLength = leaseLength;
+    this.onSettled = onSettled;
+    this.tail = CompletableFuture.completedFuture(execution);
+  }
+
+  @Override
+  public ExecutionId id() {
+    return current.id();
+  }
+
+  @Override
+  public Execution execution() {
+    return current;
+  }
+
+  @Override
+  public ToolContract contract() {
+    return contract;
+  }
+
+  @Override
+  public boolean continued() {
+    return continued;
+  }
+
+  @Override
+  public CompletionStage<Execution> completed(int httpStatus, byte[] result, boolean isError) {
+    return settle(
+        e ->
+            Transition.to(e, ExecutionState.COMPLETED, now())
+                .clearingLease()
+                .withOutcome(httpStatus, null)
+                .withResult(result, isError)
+                .withRetainUntil(retainUntil()));
+  }
+
+  @Override
+  public CompletionStage<Execution> rpcError(int httpStatus, RpcError error) {
+    ExecutionState to =
+        provesNoEffect(error.code()) ? ExecutionState.FAILED : ExecutionState.COMPLETED;
+    return settle(
+        e ->
+            Transition.to(e, to, now())
+                .clearingLease()
+                .withOutcome(httpStatus, error)
+                .withRetainUntil(retainUntil()));
+  }
+
+  @Override
+  public CompletionStage<Execution> inputRequired(int httpStatus) {
+    return enqueue(
+        e -> {
+          if (e.state() != ExecutionState.DISPATCHED) {
+            return CompletableFuture.completedFuture(e);
+          }
+          return store.touch(e.id(), e.version(), e.lease(), true);
+        },
+        true);
+  }
+
+  @Override
+  public CompletionStage<Execution> failedBeforeEffect(int httpStatus, String reason) {
+    return settle(
+        e ->
+            Transition.to(e, ExecutionState.FAILED, now())
+                .clearingLease()
+                .withOutcome(httpStatus == 0 ? null : httpStatus, null));
+  }
+
+  @Override
+  public CompletionStage<Execution> unknown(String reason) {
+    return settle(e -> Transition.to(e, ExecutionState.OUTCOME_UNKNOWN, now()).clearingLease());
+  }
+
+  @Override
+  public CompletionStage<Execution> delivered() {
+    return afterCompletion(ExecutionState.DELIVERED);
+  }
+
+  @Override
+  public CompletionStage<Execution> notDelivered() {
+    return afterCompletion(ExecutionState.COMPLETED_NOT_DELIVERED);
+  }
+
+  /** Renews the lease if the execution is still dispatched; called by the {@link LeaseKeeper}. */
+  CompletionStage<Execution> heartbeat() {
+    return enqueue(
+        e -> {
+          if (e.state() != ExecutionState.DISPATCHED || e.awaitingInput()) {
+            return CompletableFuture.completedFuture(e);
+          }
+          return store.touch(
+              e.id(), e.version(), new Lease(owner, now().plus(leaseLength)), e.awaitingInput());
+        },
+        false);
+  }
+
+  boolean isDispatched() {
+    return current.state() == ExecutionState.DISPATCHED && !current.awaitingInput();
+  }
+
+  private CompletionStage<Execution> afterCompletion(ExecutionState to) {
+    return enqueue(
+        e -> {
+          if (e.state() != ExecutionState.COMPLETED) {
+            // Failed, unknown or already settled: delivery says nothing new.
+            return CompletableFuture.completedFuture(e);
+          }
+          return store.transition(Transition.to(e, to, now()));
+        },
+        false);
+  }
+
+  private CompletionStage<Execution> settle(Function<Execution, Transition> t) {
+    return enqueue(
+        e -> {
+          if (e.state() != ExecutionState.DISPATCHED) {
+            return CompletableFuture.failedFuture(
+                new IllegalStateException(
+                    "execution " + e.id() + " is " + e.state().wireName() + ", not dispatched"));
+          }
+          return store.transition(t.apply(e));
+        },
+        true);
+  }
+
+  private synchronized CompletionStage<Execution> enqueue(
+      Function<Execution, CompletionStage<Execution>> op, boolean settles) {
+    CompletableFuture<Execution> next =
+        tail.exceptionally(ignored -> current)
+            .thenCompose(ignored -> op.apply(current))
+            .thenApply(
+                e -> {
+                  current = e;
+                  return e;
+                })
+            .toCompletableFuture();
+    tail = next;
+    if (settles) {
+      next.whenComplete((e, err) -> onSettled.run());
+    }
+    return next;
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+
+  private Instant retainUntil() {
+    Instant base = now().plus(contract.resultRetention());
+    return base.isAfter(current.retainUntil()) ? base : current.retainUntil();
+  }
+}
