@@ -27,8 +27,8 @@ import java.util.Objects;
  *     default {@value #DEFAULT_MAX_REQUEST_BYTES})
  * @param maxJsonDepth deepest JSON nesting accepted in bodies Tally parses ({@code
  *     sidecar.maxJsonDepth}, default {@value #DEFAULT_MAX_JSON_DEPTH})
- * @param maxResponseBytes largest upstream JSON answer or SSE event the sidecar reads whole
- *     ({@code upstream.maxResponseBytes}, default {@value #DEFAULT_MAX_RESPONSE_BYTES})
+ * @param maxResponseBytes largest upstream JSON answer or SSE event the sidecar reads whole ({@code
+ *     upstream.maxResponseBytes}, default {@value #DEFAULT_MAX_RESPONSE_BYTES})
  * @param upstreamTimeout longest wait for the upstream's answer to a POST ({@code
  *     upstream.timeout}, default {@link #DEFAULT_UPSTREAM_TIMEOUT})
  * @param upstreamConnectTimeout longest wait for a connection ({@code upstream.connectTimeout},
@@ -41,10 +41,10 @@ import java.util.Objects;
  *     #DEFAULT_STREAM_MAX_BYTES})
  * @param streamMaxAge how long events, ended and unattended streams are kept ({@code
  *     stream.maxAge}, default {@link #DEFAULT_STREAM_MAX_AGE})
- * @param primingEvents send a priming event (id, empty data) first on relayed streams of clients
- *     at protocol 2025-11-25 or later, so they can resume ({@code stream.priming}, default true)
- * @param eventLoops event-loop threads for the {@link io.vertx.core.Vertx} that runs the sidecar,
- *     0 for {@code min(2, cores)} ({@code sidecar.eventLoops}); used by {@link #vertxOptions()}
+ * @param primingEvents send a priming event (id, empty data) first on relayed streams of clients at
+ *     protocol 2025-11-25 or later, so they can resume ({@code stream.priming}, default true)
+ * @param eventLoops event-loop threads for the {@link io.vertx.core.Vertx} that runs the sidecar, 0
+ *     for {@code min(2, cores)} ({@code sidecar.eventLoops}); used by {@link #vertxOptions()}
  * @param nativeTransport prefer epoll/io_uring when available ({@code sidecar.nativeTransport},
  *     default false); used by {@link #vertxOptions()}
  */
@@ -84,14 +84,18 @@ public record SidecarOptions(
     require(host != null && !host.isBlank(), "sidecar.host", host, "a host name or address");
     require(port >= 0 && port <= 65535, "sidecar.port", port, "0..65535");
     Objects.requireNonNull(upstream, "upstream.url");
-    String scheme = upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
+    String scheme =
+        upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
     require(
         (scheme.equals("http") || scheme.equals("https")) && upstream.getHost() != null,
         "upstream.url",
         upstream,
         "an absolute http(s) URL");
     if (path == null || path.isEmpty()) {
-      path = upstream.getRawPath() == null || upstream.getRawPath().isEmpty() ? "/" : upstream.getRawPath();
+      path =
+          upstream.getRawPath() == null || upstream.getRawPath().isEmpty()
+              ? "/"
+              : upstream.getRawPath();
     }
     require(path.startsWith("/"), "sidecar.path", path, "a path starting with /");
     allowedOrigins = List.copyOf(allowedOrigins == null ? List.of() : allowedOrigins);
@@ -144,7 +148,8 @@ public record SidecarOptions(
    * on two cores), for callers that create the {@code Vertx} the sidecar runs on.
    */
   public VertxOptions vertxOptions() {
-    int loops = eventLoops > 0 ? eventLoops : Math.min(2, Runtime.getRuntime().availableProcessors());
+    int loops =
+        eventLoops > 0 ? eventLoops : Math.min(2, Runtime.getRuntime().availableProcessors());
     return new VertxOptions()
         .setEventLoopPoolSize(Math.max(1, loops))
         .setPreferNativeTransport(nativeTransport);

@@ -21,7 +21,8 @@ public final class JsonRpc {
 
   private JsonRpc(int maxDepth) {
     this.maxDepth = maxDepth;
-    StreamReadConstraints limits = StreamReadConstraints.builder().maxNestingDepth(maxDepth).build();
+    StreamReadConstraints limits =
+        StreamReadConstraints.builder().maxNestingDepth(maxDepth).build();
     this.factory =
         JsonFactory.builder()
             .streamReadConstraints(limits)

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.contract.ContractRegistry;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,7 +50,8 @@ public final class ToolSchemas {
         continue;
       }
       JsonNode ann = tool.path("annotations");
-      contracts.learnAnnotations(name.asText(), hint(ann, "readOnlyHint"), hint(ann, "idempotentHint"));
+      contracts.learnAnnotations(
+          name.asText(), hint(ann, "readOnlyHint"), hint(ann, "idempotentHint"));
       List<HeaderParam> params = new ArrayList<>();
       collect(tool.path("inputSchema"), new ArrayList<>(), params, 0);
       if (params.isEmpty()) {
@@ -72,15 +72,16 @@ public final class ToolSchemas {
     return v != null && v.isBoolean() ? v.asBoolean() : null;
   }
 
-  /** Statically reachable properties only: a chain of {@code properties} keys (spec §x-mcp-header). */
-  private static void collect(JsonNode schema, List<String> path, List<HeaderParam> out, int depth) {
+  /**
+   * Statically reachable properties only: a chain of {@code properties} keys (spec §x-mcp-header).
+   */
+  private static void collect(
+      JsonNode schema, List<String> path, List<HeaderParam> out, int depth) {
     JsonNode props = schema.get("properties");
     if (props == null || !props.isObject() || depth > 16) {
       return;
     }
-    Iterator<Map.Entry<String, JsonNode>> it = props.fields();
-    while (it.hasNext()) {
-      Map.Entry<String, JsonNode> e = it.next();
+    for (Map.Entry<String, JsonNode> e : props.properties()) {
       path.add(e.getKey());
       JsonNode h = e.getValue().get("x-mcp-header");
       if (h != null && h.isTextual() && !h.asText().isEmpty()) {

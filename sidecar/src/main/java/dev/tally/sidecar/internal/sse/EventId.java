@@ -39,8 +39,8 @@ public record EventId(String stream, long seq) {
   }
 
   /**
-   * Parses a {@code Last-Event-ID} value; {@code null} when it is not an id this sidecar could
-   * have issued (never throws on client input).
+   * Parses a {@code Last-Event-ID} value; {@code null} when it is not an id this sidecar could have
+   * issued (never throws on client input).
    */
   public static EventId parse(String value) {
     if (value == null) {

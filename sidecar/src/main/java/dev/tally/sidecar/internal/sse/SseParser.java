@@ -8,13 +8,13 @@ import java.util.function.Consumer;
  * An incremental Server-Sent Events parser: feed it byte chunks split anywhere, it calls the sink
  * once per dispatched event. Not thread-safe; one instance per stream.
  *
- * <p>Implementation note: follows the WHATWG HTML "event stream interpretation" rules: lines end
- * in CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the next are one line
- * end); a leading UTF-8 BOM is skipped; {@code field: value} drops one space after the colon;
- * lines starting with a colon are comments; {@code id} values containing NUL are ignored; {@code
- * retry} must be ASCII digits. An event is dispatched on a blank line if any {@code data} field was
- * seen. Unlike the browser algorithm a limit bounds one event's size, so a hostile upstream cannot
- * make the proxy buffer without end.
+ * <p>Implementation note: follows the WHATWG HTML "event stream interpretation" rules: lines end in
+ * CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the next are one line
+ * end); a leading UTF-8 BOM is skipped; {@code field: value} drops one space after the colon; lines
+ * starting with a colon are comments; {@code id} values containing NUL are ignored; {@code retry}
+ * must be ASCII digits. An event is dispatched on a blank line if any {@code data} field was seen.
+ * Unlike the browser algorithm a limit bounds one event's size, so a hostile upstream cannot make
+ * the proxy buffer without end.
  */
 public final class SseParser {
   private static final byte CR = '\r';
@@ -40,7 +40,9 @@ public final class SseParser {
     this.maxEventBytes = maxEventBytes;
   }
 
-  /** A parser that hands each event to {@code sink} and refuses events over {@code maxEventBytes}. */
+  /**
+   * A parser that hands each event to {@code sink} and refuses events over {@code maxEventBytes}.
+   */
   public static SseParser create(Consumer<SseEvent> sink, int maxEventBytes) {
     if (maxEventBytes <= 0) {
       throw new IllegalArgumentException("maxEventBytes must be positive");
@@ -49,8 +51,8 @@ public final class SseParser {
   }
 
   /**
-   * Consumes {@code len} bytes of {@code chunk} from {@code off}. Throws {@link SseException} when an
-   * event exceeds the size limit; the parser is unusable afterwards.
+   * Consumes {@code len} bytes of {@code chunk} from {@code off}. Throws {@link SseException} when
+   * an event exceeds the size limit; the parser is unusable afterwards.
    */
   public void feed(byte[] chunk, int off, int len) {
     int i = off;
@@ -87,9 +89,7 @@ public final class SseParser {
     feed(chunk, 0, chunk.length);
   }
 
-  /**
-   * The stream ended. An incomplete final event is discarded, as the WHATWG algorithm requires.
-   */
+  /** The stream ended. An incomplete final event is discarded, as the WHATWG algorithm requires. */
   public void end() {
     lineLength = 0;
     resetEvent();
