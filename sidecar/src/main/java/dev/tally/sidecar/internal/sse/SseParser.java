@@ -19,6 +19,7 @@ import java.util.function.Consumer;
 public final class SseParser {
   private static final byte CR = '\r';
   private static final byte LF = '\n';
+  private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
   private final Consumer<SseEvent> sink;
   private final int maxEventBytes;
@@ -33,7 +34,7 @@ public final class SseParser {
   private long retry = -1;
   private int eventBytes;
   private boolean lastWasCr;
-  private boolean started;
+  private int bomMatched;
 
   private SseParser(Consumer<SseEvent> sink, int maxEventBytes) {
     this.sink = sink;
@@ -57,13 +58,18 @@ public final class SseParser {
   public void feed(byte[] chunk, int off, int len) {
     int i = off;
     int end = off + len;
-    if (!started && len > 0) {
-      started = true;
-      if (len >= 3
-          && (chunk[off] & 0xff) == 0xEF
-          && (chunk[off + 1] & 0xff) == 0xBB
-          && (chunk[off + 2] & 0xff) == 0xBF) {
-        i += 3;
+    // A leading UTF-8 BOM may itself be split across chunks.
+    while (bomMatched >= 0 && i < end) {
+      if (chunk[i] == BOM[bomMatched]) {
+        i++;
+        if (++bomMatched == BOM.length) {
+          bomMatched = -1;
+        }
+      } else {
+        for (int k = 0; k < bomMatched; k++) {
+          appendLine(BOM[k]);
+        }
+        bomMatched = -1;
       }
     }
     for (; i < end; i++) {
