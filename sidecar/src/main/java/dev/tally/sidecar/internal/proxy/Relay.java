@@ -69,6 +69,10 @@ final class Relay {
       }
       h.add(e.getKey(), e.getValue());
     }
+    int status = from.statusCode();
+    if (!reframed && !h.contains("content-length") && status != 204 && status != 304) {
+      to.setChunked(true);
+    }
   }
 
   private static void relayJson(
