@@ -17,7 +17,7 @@ class SidecarBadInputIT {
 
   @BeforeEach
   void start() throws Exception {
-    h = new SidecarHarness(b -> b.maxRequestBytes(2048).maxJsonDepth(16));
+    h = SidecarHarness.fake(b -> b.maxRequestBytes(2048).maxJsonDepth(16));
     raw = new RawMcp(h.url).initialize();
     postsBefore = h.upstream.posts.get();
   }

@@ -22,7 +22,7 @@ class SidecarResumptionIT {
 
   @BeforeEach
   void start() throws Exception {
-    h = new SidecarHarness(b -> b);
+    h = SidecarHarness.fake(b -> b);
   }
 
   @AfterEach
