@@ -91,8 +91,9 @@ final class Recovery {
       JournalReader.End end =
           JournalReader.read(ch, tail, JournalFormat.KIND_SEGMENT, last, true, state);
       if (end.tornBytes() > 0) {
+        // Not forced here: until the writer's first fsync (which covers the new size) nothing is
+        // acknowledged, and a crash before it leaves the same torn tail to truncate again.
         ch.truncate(end.validEnd());
-        ch.force(true);
         LOG.log(
             System.Logger.Level.WARNING,
             "journal "
