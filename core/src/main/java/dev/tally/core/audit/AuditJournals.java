@@ -32,7 +32,6 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   private final Path dir;
   private final AuditOptions options;
   private final FileChannel lockChannel;
-  private final FileLock lock;
   private final SigningKey key;
   private final Journal activity;
   private final Journal sessions;
@@ -42,14 +41,12 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
       Path dir,
       AuditOptions options,
       FileChannel lockChannel,
-      FileLock lock,
       SigningKey key,
       Journal activity,
       Journal sessions) {
     this.dir = dir;
     this.options = options;
     this.lockChannel = lockChannel;
-    this.lock = lock;
     this.key = key;
     this.activity = activity;
     this.sessions = sessions;
@@ -66,19 +63,18 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
     Objects.requireNonNull(dir, "dir");
     Objects.requireNonNull(options, "options");
     FileChannel lockChannel = null;
-    FileLock lock = null;
     Journal activity = null;
     try {
       Files.createDirectories(dir);
       lockChannel =
           FileChannel.open(
               dir.resolve(AuditFiles.LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      lock = tryLock(dir, lockChannel);
+      lock(dir, lockChannel);
       SigningKey key = signingKey(dir);
       activity = Journal.open(dir.resolve(AuditFiles.ACTIVITY), key, options);
       Journal sessions = Journal.open(dir.resolve(AuditFiles.SESSIONS), key, options);
       FileOps.fsyncDirectory(dir);
-      return new AuditJournals(dir, options, lockChannel, lock, key, activity, sessions);
+      return new AuditJournals(dir, options, lockChannel, key, activity, sessions);
     } catch (IOException e) {
       release(lockChannel, activity);
       throw new AuditException(AuditException.Code.IO, dir + ": cannot open: " + e, e);
@@ -88,7 +84,8 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
     }
   }
 
-  private static FileLock tryLock(Path dir, FileChannel ch) throws IOException {
+  /** Locks {@code ch} until it is closed; refuses if another writer holds it. */
+  private static void lock(Path dir, FileChannel ch) throws IOException {
     FileLock l;
     try {
       l = ch.tryLock();
@@ -103,7 +100,6 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
               + AuditFiles.LOCK
               + " (only one process may append to an audit directory)");
     }
-    return l;
   }
 
   private static SigningKey signingKey(Path dir) throws IOException {

@@ -259,20 +259,6 @@ final class Journal {
     }
   }
 
-  long lastSeq() {
-    synchronized (lock) {
-      return seq;
-    }
-  }
-
-  long durableSeq() {
-    return durableSeq;
-  }
-
-  Path file() {
-    return file;
-  }
-
   private static void closeQuietly(FileChannel ch) {
     try {
       ch.close();

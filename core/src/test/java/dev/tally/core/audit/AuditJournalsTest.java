@@ -353,8 +353,8 @@ class AuditJournalsTest {
   @Test
   void manyThreadsAppendToOneChain() throws Exception {
     int threads = 4;
-    int each = 200;
-    try (AuditJournals j = open(Fixtures.options(clock).withCheckpointEvery(100))) {
+    int each = 150;
+    try (AuditJournals j = open(Fixtures.options(clock).withCheckpointEvery(50))) {
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       CountDownLatch start = new CountDownLatch(1);
       List<Future<?>> done = new ArrayList<>();
@@ -383,7 +383,7 @@ class AuditJournalsTest {
     AuditVerification v = verify();
     assertThat(v.outcome()).isEqualTo(AuditVerification.Outcome.OK);
     assertThat(v.entries()).isEqualTo(2L * threads * each);
-    assertThat(v.journals().get(0).checkpoints()).isEqualTo(threads * each / 100);
+    assertThat(v.journals().get(0).checkpoints()).isEqualTo(threads * each / 50);
   }
 
   @Test
