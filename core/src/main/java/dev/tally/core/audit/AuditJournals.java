@@ -151,11 +151,15 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
 
   @Override
   public void retry(Execution execution, RetryOutcome outcome, SessionRef session, Instant at) {
+    Objects.requireNonNull(execution, "execution");
+    Objects.requireNonNull(outcome, "outcome");
+    Objects.requireNonNull(at, "at");
     activity.append(ActivityEntries.retry(execution, outcome, options.target(), session, at));
   }
 
   @Override
   public void session(SessionSeen seen) {
+    Objects.requireNonNull(seen, "seen");
     synchronized (tracker) {
       ObjectNode entry = tracker.observe(seen);
       if (entry != null) {

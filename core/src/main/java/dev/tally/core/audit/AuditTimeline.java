@@ -76,7 +76,10 @@ public final class AuditTimeline {
     }
     Map<String, Integer> perFingerprint = new HashMap<>();
     for (List<Entry> es : byExecution.values()) {
-      perFingerprint.merge(String.valueOf(last(es, "fingerprint")), 1, Integer::sum);
+      String fingerprint = last(es, "fingerprint");
+      if (fingerprint != null) {
+        perFingerprint.merge(fingerprint, 1, Integer::sum);
+      }
     }
     out.append(byExecution.size())
         .append(byExecution.size() == 1 ? " execution" : " executions")
@@ -104,7 +107,8 @@ public final class AuditTimeline {
       if (retries > 0) {
         out.append("  ").append(retries).append(retries == 1 ? " retry" : " retries");
       }
-      int same = perFingerprint.getOrDefault(String.valueOf(last(es, "fingerprint")), 1);
+      String fingerprint = last(es, "fingerprint");
+      int same = fingerprint == null ? 1 : perFingerprint.get(fingerprint);
       if (same > 1) {
         out.append("  [fingerprint shared by ").append(same).append(" executions]");
       }

@@ -66,7 +66,10 @@ final class JournalRecovery {
         throw corrupt(file, p.seq(), line.offset(), p.what());
       }
     }
-    return new State(checker.lastSeq(), checker.lastHash(), checker.lastWasCheckpoint());
+    return new State(
+        checker.lastSeq(),
+        checker.lastHash(),
+        checker.lastWasCheckpoint() || checker.lastSeq() == 0);
   }
 
   /** The offset of the last line that looks like a checkpoint, or 0. */

@@ -228,6 +228,15 @@ class AuditJournalsTest {
   }
 
   @Test
+  void aJournalThatIsOnlyATornLineStartsOverEmpty() throws IOException {
+    open().close();
+    Files.write(activity(dir), "{\"actor\":\"al".getBytes(StandardCharsets.UTF_8));
+    open().close();
+    assertThat(Files.size(activity(dir))).isZero();
+    assertThat(verify().message()).isEqualTo("ok: 0 entries, 0 checkpoints");
+  }
+
+  @Test
   void aJournalThatDoesNotVerifyFromItsLastCheckpointIsNotExtended(@TempDir Path crashed)
       throws IOException {
     try (AuditJournals j = open()) {
