@@ -124,7 +124,10 @@ public record AuditVerification(
     return entries() + " entries, " + checkpoints() + " checkpoints";
   }
 
-  /** The CLI's exit status: 0 for OK, 1 for TAIL (0 when {@code allowTail}), 2 for BAD. */
+  /**
+   * The CLI's exit status: 0 for OK, 1 for TAIL (0 when {@code allowTail}) and for BAD, as the
+   * issue specifies.
+   */
   public int exitCode(boolean allowTail) {
     switch (outcome) {
       case OK:
@@ -132,7 +135,7 @@ public record AuditVerification(
       case TAIL:
         return allowTail ? 0 : 1;
       default:
-        return 2;
+        return 1;
     }
   }
 

@@ -205,7 +205,7 @@ class AuditVerifierTest {
                 + " at byte "
                 + lineStarts(journal).get(ENTRIES)
                 + ": checkpoint is signed by key");
-    assertThat(v.exitCode(true)).isEqualTo(2);
+    assertThat(v.exitCode(true)).isEqualTo(1);
   }
 
   @Test
