@@ -44,6 +44,12 @@ class SidecarResumptionIT {
     assertThat(cursor).matches("[A-Za-z0-9_-]{22}\\.0");
     assertThat(h.upstream.entered.await(10, TimeUnit.SECONDS)).isTrue();
     post.body().close();
+    // Release the tool only once the sidecar has seen the client go (in-flight drops to 0).
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (h.sidecar.inFlight() > 0 && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertThat(h.sidecar.inFlight()).isZero();
 
     h.upstream.hold.countDown();
     assertThat(h.gate.firstSettled).succeedsWithin(Duration.ofSeconds(10));
