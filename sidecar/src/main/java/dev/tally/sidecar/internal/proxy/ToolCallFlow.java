@@ -161,7 +161,7 @@ final class ToolCallFlow {
     Buffer upstreamBody = Buffer.buffer(body.withExecutionId(proxy.json, inFlight.id().value()));
     proxy
         .upstream
-        .open(req.method(), req.query(), req.headers(), idleMs())
+        .open(req.method(), req.query(), req.headers(), 0)
         .onComplete(
             ar -> {
               if (ar.failed()) {
