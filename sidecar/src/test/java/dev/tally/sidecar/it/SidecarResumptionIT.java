@@ -47,7 +47,7 @@ class SidecarResumptionIT {
     // Release the tool only once the sidecar has seen the client go (in-flight drops to 0).
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (h.sidecar.inFlight() > 0 && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
     }
     assertThat(h.sidecar.inFlight()).isZero();
 
