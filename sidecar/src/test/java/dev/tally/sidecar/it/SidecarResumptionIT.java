@@ -65,7 +65,10 @@ class SidecarResumptionIT {
     assertThat(in.readLine()).isNull();
     assertThat(h.upstream.sideEffects).hasValue(1);
     assertThat(h.gate.firstDelivered).succeedsWithin(Duration.ofSeconds(5));
-    assertThat(h.gate.reports).containsSubsequence("completed:200", "notDelivered", "delivered");
+    // Whether the sidecar noticed the dead client before the result (notDelivered) depends on when
+    // the kernel reports the reset; what must hold is that the resumed client's copy counts.
+    assertThat(h.gate.reports).containsSubsequence("completed:200", "delivered");
+    assertThat(h.gate.reports.get(h.gate.reports.size() - 1)).isEqualTo("delivered");
 
     // Once everything reached a client the stream is forgotten: a later cursor is unknown, and a
     // retried call gets the result from the gate instead.
