@@ -136,24 +136,31 @@ public final class JournalExecutionStore implements ExecutionStore {
       dir.close();
       throw e;
     }
-    ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
-    LiveBytes live = new LiveBytes();
-    for (LogState.Entry e : recovered.state().entries()) {
-      table.restore(e.execution(), e.result());
-      live.put(e.execution(), e.docBytes(), e.result());
+    JournalExecutionStore store;
+    try {
+      ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
+      LiveBytes live = new LiveBytes();
+      for (LogState.Entry e : recovered.state().entries()) {
+        table.restore(e.execution(), e.result());
+        live.put(e.execution(), e.docBytes(), e.result());
+      }
+      GroupWriter writer =
+          new GroupWriter(
+              dir,
+              options,
+              recovered.segment(),
+              recovered.segmentSeq(),
+              recovered.segmentSize(),
+              recovered.closedBytes(),
+              live);
+      Compactor compactor = new Compactor(dir, options, recovered.snapshotSeq(), hooks);
+      store = new JournalExecutionStore(options, dir, table, writer, compactor);
+    } catch (RuntimeException e) {
+      JournalDir.closeQuietly(recovered.segment());
+      dir.close();
+      throw e;
     }
-    GroupWriter writer =
-        new GroupWriter(
-            dir,
-            options,
-            recovered.segment(),
-            recovered.segmentSeq(),
-            recovered.segmentSize(),
-            recovered.closedBytes(),
-            live);
-    Compactor compactor = new Compactor(dir, options, recovered.snapshotSeq(), hooks);
-    JournalExecutionStore store = new JournalExecutionStore(options, dir, table, writer, compactor);
-    writer.start(compactor);
+    store.writer.start(store.compactor);
     try {
       store.settleOrphans();
     } catch (RuntimeException e) {
