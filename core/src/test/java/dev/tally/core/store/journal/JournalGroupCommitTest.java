@@ -8,10 +8,15 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.store.Claim;
+import dev.tally.core.store.ExecutionQuery;
+import dev.tally.core.testing.Executions;
 import dev.tally.core.testing.MutableClock;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -101,6 +106,61 @@ class JournalGroupCommitTest {
     assertThat(fsyncs - 1).as("fsyncs for %d concurrent transitions", CALLERS).isLessThan(CALLERS);
     assertThat(fsyncs - 1).isEqualTo(1);
     assertThat(disk.forcingThreads).containsOnly("tally-journal-writer");
+  }
+
+  @Test
+  void readsWaitUntilTheVersionTheyReturnIsDurable() throws Exception {
+    store = open();
+    Execution moving = claim(store, clock);
+    Execution other = claim(store, clock);
+    disk.holdNextForce();
+    CompletableFuture<Execution> moved =
+        store
+            .transition(Transition.to(moving, ExecutionState.AUTHORIZED, clock.instant()))
+            .toCompletableFuture();
+    disk.awaitHolding();
+
+    CompletableFuture<?> find = store.find(moving.id()).toCompletableFuture();
+    CompletableFuture<?> holder =
+        store.findHolder(moving.matchKey(), clock.instant()).toCompletableFuture();
+    CompletableFuture<?> losingClaim =
+        store
+            .claim(Executions.candidate(clock).matchKey(moving.matchKey()).build(), clock.instant())
+            .toCompletableFuture();
+    CompletableFuture<?> listed =
+        store.list(new ExecutionQuery(null, null, null, null, 10)).toCompletableFuture();
+    assertThat(List.of(moved, find, holder, losingClaim, listed))
+        .noneMatch(CompletableFuture::isDone);
+    assertThat(await(store.find(other.id()))).as("durable records are not held up").contains(other);
+
+    disk.release();
+    Execution authorized = await(moved);
+    assertThat(await(store.find(moving.id()))).contains(authorized);
+    assertThat(find.get(20, TimeUnit.SECONDS)).isEqualTo(Optional.of(authorized));
+    assertThat(holder.get(20, TimeUnit.SECONDS)).isEqualTo(Optional.of(authorized));
+    assertThat(losingClaim.get(20, TimeUnit.SECONDS)).isEqualTo(new Claim.Existing(authorized));
+    listed.get(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aGroupDelayGathersRecordsThatArriveApartIntoOneFsync() {
+    store =
+        JournalExecutionStore.open(
+            JournalOptions.defaults(dir)
+                .withClock(clock)
+                .withGroup(2, JournalOptions.DEFAULT_MAX_GROUP_BYTES, Duration.ofSeconds(1)),
+            disk,
+            Compactor.Hooks.NONE);
+    JournalStats before = store.stats();
+    CompletableFuture<?> first =
+        store.claim(Executions.candidate(clock).build(), clock.instant()).toCompletableFuture();
+    CompletableFuture<?> second =
+        store.claim(Executions.candidate(clock).build(), clock.instant()).toCompletableFuture();
+    await(first);
+    await(second);
+
+    assertThat(store.stats().fsyncs() - before.fsyncs()).isEqualTo(1);
+    assertThat(store.stats().recordsWritten() - before.recordsWritten()).isEqualTo(2);
   }
 
   @Test

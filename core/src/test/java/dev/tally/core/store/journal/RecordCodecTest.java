@@ -100,6 +100,21 @@ class RecordCodecTest {
     assertThat(((JournalEntry.Put) out.get(3)).result()).isEmpty();
   }
 
+  @Test
+  void anyJavaStringRoundTripsIncludingLoneSurrogates() throws Exception {
+    Execution e =
+        Executions.candidate(clock)
+            .tool("t\uD800ool")
+            .actor("actor:\uDC00")
+            .matchKey("key \uD83D\uDE00 ü \u0000 \u2028")
+            .summary("{title:string} \uDFFF\uD800")
+            .build();
+
+    JournalEntry.Put put = (JournalEntry.Put) roundTrip(new JournalEntry.Put(e, null)).get(0);
+
+    assertThat(put.execution()).isEqualTo(e);
+  }
+
   private static List<JournalEntry> decodeDocument(String json) throws Exception {
     FrameBuffer buf = new FrameBuffer(16);
     buf.begin();
