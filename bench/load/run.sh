@@ -1,0 +1,356 @@
+#!/usr/bin/env bash
+# Sidecar load benchmark (issues 3 and 4). A benchmark, not a test: ./mvnw verify never runs it.
+#
+# Runs the same MCP workloads in ONE run on this machine against
+#   direct  the canned upstream (dev.tally.bench.load.CannedUpstream),
+#   nginx   nginx as a plain reverse proxy (proxy_pass, upstream keep-alive),
+#   tally   the Tally sidecar on the memory store,
+#   tally-journal  the Tally sidecar on the journal store (side-effecting workloads only),
+# interleaving the contenders round by round after a warm-up, and prints a report
+# (median of per-round ratios with min-max, CPU per request from /proc, p50/p99).
+#
+#   bench/load/run.sh            # the full benchmark (~12 minutes)
+#   bench/load/run.sh tune       # sidecar knobs: event loops 1 vs 2, NIO vs epoll (~6 minutes)
+#   QUICK=1 bench/load/run.sh    # a short smoke run of the harness (numbers meaningless)
+#
+# Knobs (environment): ROUNDS (3), SAMPLE (8 s), WARMUP_FIRST (20 s), WARMUP (10 s), CONNS (64),
+# THREADS (2), PACED_CONNS (16), PACED_DELAY_MS (5), SIDECAR_LOOPS (0 = sidecar default),
+# SIDECAR_NATIVE (0|1), NGINX_WORKERS (auto), PHASES, PIN_WRK (cpu list for wrk, e.g. 0; default
+# unpinned), PROFILE (1: JFR recording of each sidecar, top frames in the report), PORT_BASE
+# (18300), OUT (bench/target/load-<time>), BUILD (1: rebuild the jars even if present).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+HERE="$ROOT/bench/load"
+MODE=${1:-full}
+ROUNDS=${ROUNDS:-3}
+SAMPLE=${SAMPLE:-8}
+WARMUP_FIRST=${WARMUP_FIRST:-20}
+WARMUP=${WARMUP:-10}
+CONNS=${CONNS:-64}
+THREADS=${THREADS:-2}
+PACED_CONNS=${PACED_CONNS:-16}
+PACED_DELAY_MS=${PACED_DELAY_MS:-5}
+SIDECAR_LOOPS=${SIDECAR_LOOPS:-0}
+SIDECAR_NATIVE=${SIDECAR_NATIVE:-0}
+NGINX_WORKERS=${NGINX_WORKERS:-auto}
+PORT_BASE=${PORT_BASE:-18300}
+PIN_WRK=${PIN_WRK:-}
+PROFILE=${PROFILE:-0}
+STORM_CLIENTS=${STORM_CLIENTS:-64}
+if [[ ${QUICK:-0} == 1 ]]; then
+  ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
+fi
+OUT=${OUT:-$ROOT/bench/target/load-$(date +%Y%m%d-%H%M%S)}
+SIDECAR_JAR="$ROOT/sidecar/target/tally-sidecar.jar"
+BENCH_JAR="$ROOT/bench/target/tally-bench.jar"
+NATIVE_CP=$(ls "$ROOT"/bench/target/native-transport/*.jar 2>/dev/null | tr '\n' ':' || true)
+
+# Sidecar contenders: name=store:eventLoops:native (store: memory | journal).
+if [[ $MODE == tune ]]; then
+  SIDECARS=${SIDECARS:-"tally-l1=memory:1:0 tally-l2=memory:2:0 tally-l1-epoll=memory:1:1 tally-l2-epoll=memory:2:1"}
+  PHASES=${PHASES:-"lookup effect"}
+else
+  SIDECARS=${SIDECARS:-"tally=memory:$SIDECAR_LOOPS:$SIDECAR_NATIVE tally-journal=journal:$SIDECAR_LOOPS:$SIDECAR_NATIVE"}
+  PHASES=${PHASES:-"list lookup effect paced-lookup paced-effect storm storm-keyed"}
+fi
+
+log() { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- prerequisites
+ensure_tools() {
+  if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
+    log "installing wrk and nginx (Debian packages)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx >/dev/null
+  fi
+  command -v curl >/dev/null || die "curl is required"
+}
+
+ensure_jars() {
+  if [[ ${BUILD:-0} == 1 || ! -f $SIDECAR_JAR || ! -f $BENCH_JAR ]]; then
+    log "building tally-sidecar.jar and tally-bench.jar"
+    (cd "$ROOT" && ./mvnw -B -ntp -q -pl sidecar,bench -am package -DskipTests)
+    NATIVE_CP=$(ls "$ROOT"/bench/target/native-transport/*.jar | tr '\n' ':')
+  fi
+}
+
+# ---------------------------------------------------------------- processes
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$p" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_http() { # url seconds pid log
+  local i
+  for i in $(seq 1 $(($2 * 5))); do
+    curl -s -o /dev/null -f -m 2 "$1" && return 0
+    kill -0 "$3" 2>/dev/null || die "process $3 ended: $(tail -3 "$4")"
+    sleep 0.2
+  done
+  die "$1 did not answer within $2 s"
+}
+
+declare -A URL PIDOF ADMIN KIND
+UP_PORT=$PORT_BASE
+NGINX_PORT=$((PORT_BASE + 1))
+
+start_upstream() {
+  port_free "$UP_PORT" || die "port $UP_PORT is taken (set PORT_BASE)"
+  java -Xms256m -Xmx256m -cp "$BENCH_JAR${NATIVE_CP:+:$NATIVE_CP}" \
+    dev.tally.bench.load.CannedUpstream --port "$UP_PORT" --loops 2 --native \
+    >"$OUT/upstream.log" 2>&1 &
+  PIDS+=($!)
+  PIDOF[direct]=$!
+  URL[direct]="http://127.0.0.1:$UP_PORT/mcp"
+  KIND[direct]=direct
+  wait_http "http://127.0.0.1:$UP_PORT/count" 60 "${PIDOF[direct]}" "$OUT/upstream.log"
+  log "upstream: $(head -1 "$OUT/upstream.log")"
+}
+
+start_nginx() {
+  port_free "$NGINX_PORT" || die "port $NGINX_PORT is taken (set PORT_BASE)"
+  mkdir -p "$OUT/nginx/tmp"
+  sed -e "s|@WORKERS@|$NGINX_WORKERS|" -e "s|@DIR@|$OUT/nginx|g" \
+    -e "s|@PORT@|$NGINX_PORT|" -e "s|@UPSTREAM@|127.0.0.1:$UP_PORT|" \
+    "$HERE/nginx.conf.in" >"$OUT/nginx/nginx.conf"
+  nginx -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" -e "$OUT/nginx/error.log" &
+  PIDS+=($!)
+  PIDOF[nginx]=$!
+  URL[nginx]="http://127.0.0.1:$NGINX_PORT/mcp"
+  KIND[nginx]=nginx
+  wait_http "http://127.0.0.1:$NGINX_PORT/count" 30 "${PIDOF[nginx]}" "$OUT/nginx/error.log"
+}
+
+start_sidecar() { # name store loops native index
+  local name=$1 store=$2 loops=$3 native=$4 i=$5
+  local port=$((PORT_BASE + 10 + 2 * i)) admin=$((PORT_BASE + 11 + 2 * i))
+  port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
+  local st=memory cp=$SIDECAR_JAR
+  [[ $store == journal ]] && st="journal:$OUT/journal-$name"
+  [[ $native == 1 ]] && cp="$SIDECAR_JAR:$NATIVE_CP"
+  local jfr=()
+  [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$name.jfr,settings=profile")
+  local env=(TALLY_SIDECAR_NATIVE_TRANSPORT=$([[ $native == 1 ]] && echo true || echo false))
+  [[ $loops != 0 ]] && env+=(TALLY_SIDECAR_EVENT_LOOPS=$loops)
+  (cd "$OUT" && exec env "${env[@]}" java -Xms1g -Xmx1g "-Xlog:gc:file=$OUT/$name-gc.log" "${jfr[@]}" -cp "$cp" \
+    dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
+    --listen "127.0.0.1:$port" --admin "127.0.0.1:$admin" --store "$st" \
+    --config "$HERE/tally-bench.yaml" --hmac-key-file "$OUT/hmac.keys") \
+    >"$OUT/$name.log" 2>&1 &
+  PIDS+=($!)
+  PIDOF[$name]=$!
+  URL[$name]="http://127.0.0.1:$port/mcp"
+  ADMIN[$name]="http://127.0.0.1:$admin"
+  KIND[$name]=$store
+  wait_http "${ADMIN[$name]}/readyz" 90 "${PIDOF[$name]}" "$OUT/$name.log"
+  local transport=nio
+  grep -q netty_transport_native_epoll "/proc/${PIDOF[$name]}/maps" 2>/dev/null && transport=epoll
+  log "sidecar $name: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$name]}"
+  echo "sidecar name=$name store=$store eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
+}
+
+# ---------------------------------------------------------------- measurement helpers
+# Process CPU time (user+system, clock ticks) of a pid and its children (nginx workers).
+cpu_ticks() {
+  local root=$1 sum=0 p f
+  for p in $root $(pgrep -P "$root" || true); do
+    if [[ -r /proc/$p/stat ]]; then
+      f=$(sed 's/^.*) //' "/proc/$p/stat")
+      set -- $f
+      sum=$((sum + ${12} + ${13}))
+    fi
+  done
+  echo "$sum"
+}
+TICK=$(getconf CLK_TCK)
+
+# Share of a sidecar's CPU time per thread (busiest first): shows how many event loops work.
+thread_cpu() {
+  local pid=${PIDOF[$1]} t
+  for t in /proc/"$pid"/task/*; do
+    [[ -r $t/stat ]] || continue
+    echo "$(sed 's/^.*) //' "$t/stat" | awk '{print $12 + $13}') $(tr ' ' '_' <"$t/comm")#${t##*/}"
+  done | sort -n -r | awk -v n="$1" '{v[NR] = $1; k[NR] = $2; s += $1}
+    END {printf "threads %s (share of process CPU):", n
+      for (i = 1; i <= NR && i <= 6; i++) printf " %s=%.0f%%", k[i], 100 * v[i] / (s ? s : 1); print ""}'
+}
+
+executed() { curl -s -m 5 "http://127.0.0.1:$UP_PORT/count" | tr -d '\r\n'; }
+
+metric() { # name admin-url
+  curl -s -m 5 "$2/metrics" | awk -v m="$1" '$1 == m {print $2}'
+}
+
+run_wrk() { # url workload seconds conns delay prefix
+  local pin=()
+  [[ -n $PIN_WRK ]] && pin=(taskset -c "$PIN_WRK")
+  MCP_WORKLOAD=$2 MCP_DELAY_MS=$5 MCP_PREFIX=$6 \
+    "${pin[@]}" wrk -t"$THREADS" -c"$4" -d"${3}s" --timeout 10s -s "$HERE/mcp.lua" "$1" |
+    grep '^RESULT' | sed 's/^RESULT //'
+}
+
+RUN_ID=$(date +%s)
+SEQ=0
+# One measured (or warm-up) sample; appends a key=value line to samples.txt when measured.
+sample() { # phase workload contender round delay conns seconds measured
+  local phase=$1 wl=$2 c=$3 round=$4 delay=$5 conns=$6 secs=$7 measured=$8
+  SEQ=$((SEQ + 1))
+  local prefix="$RUN_ID-$SEQ"
+  local pid=${PIDOF[$c]} up=${PIDOF[direct]}
+  local c0 u0 x0 f0 r0 c1 u1 x1 f1 r1 res
+  c0=$(cpu_ticks "$pid"); u0=$(cpu_ticks "$up"); x0=$(executed)
+  if [[ ${KIND[$c]} == journal ]]; then
+    f0=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r0=$(metric tally_journal_records_total "${ADMIN[$c]}")
+  fi
+  res=$(run_wrk "${URL[$c]}" "$wl" "$secs" "$conns" "$delay" "$prefix")
+  c1=$(cpu_ticks "$pid"); u1=$(cpu_ticks "$up"); x1=$(executed)
+  local extra=""
+  if [[ ${KIND[$c]} == journal ]]; then
+    f1=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r1=$(metric tally_journal_records_total "${ADMIN[$c]}")
+    extra=" fsyncs=$((f1 - f0)) records=$((r1 - r0))"
+  fi
+  local line="phase=$phase workload=$wl contender=$c kind=${KIND[$c]} round=$round conns=$conns delay_ms=$delay $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK executed=$((x1 - x0))$extra"
+  if [[ $measured == 1 ]]; then
+    echo "$line" >>"$OUT/samples.txt"
+    log "$(awk '{for(i=1;i<=NF;i++){split($i,a,"=");v[a[1]]=a[2]}}
+      END{printf "%-13s %-12s r%s %-14s %8.0f req/s p50 %6.2f ms p99 %6.2f ms non2xx %s err %s executed %s", v["phase"], v["workload"], v["round"], v["contender"], v["requests"]/(v["duration_us"]/1e6), v["p50_us"]/1000, v["p99_us"]/1000, v["non2xx"], v["read_err"]+v["write_err"]+v["connect_err"]+v["timeout_err"], v["executed"]}' <<<"$line")"
+  fi
+}
+
+storm_sample() { # phase contender round
+  local phase=$1 c=$2 round=$3 pid=${PIDOF[$2]} up=${PIDOF[direct]} key=()
+  [[ $phase == storm-keyed ]] && key=(--keyed)
+  local c0 u0 c1 u1 res
+  c0=$(cpu_ticks "$pid"); u0=$(cpu_ticks "$up")
+  res=$(java -Xmx256m -cp "$BENCH_JAR" dev.tally.bench.load.StormDriver --url "${URL[$c]}" \
+    --count-url "http://127.0.0.1:$UP_PORT/count" --clients "$STORM_CLIENTS" \
+    --seconds "$SAMPLE" --warmup 2 --prefix "$RUN_ID-$phase$round-$c" "${key[@]}" |
+    grep '^STORM' | sed 's/^STORM //')
+  c1=$(cpu_ticks "$pid"); u1=$(cpu_ticks "$up")
+  local line="phase=$phase workload=storm contender=$c kind=${KIND[$c]} round=$round $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK"
+  echo "$line" >>"$OUT/samples.txt"
+  log "$phase r$round $c: $res"
+}
+
+# A correct answer through every contender before anything is timed.
+preflight() {
+  local c wl body out x0 x1
+  for c in "${ALL[@]}"; do
+    for wl in list lookup effect; do
+      case $wl in
+        list) body='{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}' ;;
+        lookup) body='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"k"}}}' ;;
+        effect) body="{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"create_ticket\",\"arguments\":{\"title\":\"preflight $RUN_ID $c\"}}}" ;;
+      esac
+      x0=$(executed)
+      out=$(curl -s -m 10 -H 'Content-Type: application/json' \
+        -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-06-18' \
+        -d "$body" "${URL[$c]}")
+      x1=$(executed)
+      [[ $out == *'"id":5,"result"'* && $out != *'"isError":true'* ]] ||
+        die "preflight $c $wl: unexpected answer: ${out:0:300}"
+      if [[ $wl == effect && $((x1 - x0)) != 1 ]]; then
+        die "preflight $c effect: upstream executed $((x1 - x0)) times (expected 1)"
+      fi
+    done
+  done
+  log "preflight: every contender answers list, lookup and effect correctly"
+}
+
+contenders_for() { # phase -> names
+  local phase=$1 n out=(direct nginx)
+  [[ $phase == storm-keyed ]] && out=()
+  for n in "${SIDECAR_NAMES[@]}"; do
+    if [[ ${KIND[$n]} == journal && $phase != effect && $phase != paced-effect && $phase != storm* ]]; then
+      continue
+    fi
+    out+=("$n")
+  done
+  echo "${out[@]}"
+}
+
+declare -A WARMED
+run_phase() {
+  local phase=$1 wl delay=0 conns=$CONNS c r secs
+  case $phase in
+    list | lookup | effect) wl=$phase ;;
+    paced-lookup | paced-effect) wl=${phase#paced-}; delay=$PACED_DELAY_MS; conns=$PACED_CONNS ;;
+    storm | storm-keyed) wl=storm ;;
+    *) die "unknown phase $phase" ;;
+  esac
+  local cs
+  read -r -a cs <<<"$(contenders_for "$phase")"
+  log "phase $phase: ${cs[*]}"
+  if [[ $phase == storm* ]]; then
+    for r in $(seq 1 "$ROUNDS"); do
+      for c in "${cs[@]}"; do storm_sample "$phase" "$c" "$r"; done
+    done
+    return
+  fi
+  for c in "${cs[@]}"; do
+    secs=$WARMUP
+    [[ -z ${WARMED[$c]:-} ]] && secs=$WARMUP_FIRST
+    [[ $delay != 0 ]] && secs=$(( (WARMUP + 1) / 2 ))
+    WARMED[$c]=1
+    sample "$phase" "$wl" "$c" 0 "$delay" "$conns" "$secs" 0
+  done
+  for r in $(seq 1 "$ROUNDS"); do
+    for c in "${cs[@]}"; do sample "$phase" "$wl" "$c" "$r" "$delay" "$conns" "$SAMPLE" 1; done
+  done
+}
+
+# ---------------------------------------------------------------- main
+ensure_tools
+ensure_jars
+mkdir -p "$OUT"
+: >"$OUT/samples.txt"
+printf 'k%s:%s\n' "$(date -u +%Y%m%d)" "$(head -c 32 /dev/urandom | base64)" >"$OUT/hmac.keys"
+chmod 600 "$OUT/hmac.keys"
+{
+  echo "mode=$MODE rounds=$ROUNDS sample_s=$SAMPLE warmup_first_s=$WARMUP_FIRST warmup_s=$WARMUP conns=$CONNS threads=$THREADS paced_conns=$PACED_CONNS paced_delay_ms=$PACED_DELAY_MS storm_clients=$STORM_CLIENTS pin_wrk=${PIN_WRK:-none} nginx_workers=$NGINX_WORKERS"
+  echo "machine cpus=$(nproc) model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') kernel=$(uname -r)"
+  echo "java=$(java -version 2>&1 | head -1) nginx=$(nginx -v 2>&1 | sed 's/.*nginx\///') wrk=$(wrk -v 2>&1 | head -1 | awk '{print $2}')"
+  echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$OUT/config.txt"
+log "output: $OUT (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+
+start_upstream
+start_nginx
+SIDECAR_NAMES=()
+i=0
+for spec in $SIDECARS; do
+  name=${spec%%=*}
+  IFS=: read -r store loops native <<<"${spec#*=}"
+  start_sidecar "$name" "$store" "$loops" "$native" "$i"
+  SIDECAR_NAMES+=("$name")
+  i=$((i + 1))
+done
+ALL=(direct nginx "${SIDECAR_NAMES[@]}")
+preflight
+
+for phase in $PHASES; do run_phase "$phase"; done
+
+echo "load_at_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/config.txt"
+for n in "${SIDECAR_NAMES[@]}"; do thread_cpu "$n" >>"$OUT/config.txt"; done
+if [[ $PROFILE == 1 ]]; then
+  for n in "${SIDECAR_NAMES[@]}"; do
+    jcmd "${PIDOF[$n]}" JFR.dump name=1 filename="$OUT/$n.jfr" >/dev/null 2>&1 || true
+  done
+fi
+java -cp "$BENCH_JAR" dev.tally.bench.load.LoadReport "$OUT" >"$OUT/report.md"
+if [[ $PROFILE == 1 ]]; then
+  for n in "${SIDECAR_NAMES[@]}"; do
+    [[ -s $OUT/$n.jfr ]] && java -cp "$BENCH_JAR" dev.tally.bench.load.JfrTop "$OUT/$n.jfr" >>"$OUT/report.md"
+  done
+fi
+cat "$OUT/report.md"
