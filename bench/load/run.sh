@@ -42,11 +42,13 @@ if [[ ${QUICK:-0} == 1 ]]; then
   ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
 fi
 OUT=${OUT:-$ROOT/bench/target/load-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 SIDECAR_JAR="$ROOT/sidecar/target/tally-sidecar.jar"
 BENCH_JAR="$ROOT/bench/target/tally-bench.jar"
 NATIVE_CP=$(ls "$ROOT"/bench/target/native-transport/*.jar 2>/dev/null | tr '\n' ':' || true)
 
-# Sidecar contenders: name=store:eventLoops:native (store: memory | journal).
+# Sidecar contenders: name=store:eventLoops:native[:jar] (store: memory | journal; eventLoops 0 =
+# the sidecar's default; jar: another build of tally-sidecar.jar, for experiments).
 if [[ $MODE == tune ]]; then
   SIDECARS=${SIDECARS:-"tally-l1=memory:1:0 tally-l2=memory:2:0 tally-l1-epoll=memory:1:1 tally-l2-epoll=memory:2:1"}
   PHASES=${PHASES:-"lookup effect"}
@@ -131,13 +133,13 @@ start_nginx() {
   wait_http "http://127.0.0.1:$NGINX_PORT/count" 30 "${PIDOF[nginx]}" "$OUT/nginx/error.log"
 }
 
-start_sidecar() { # name store loops native index
-  local name=$1 store=$2 loops=$3 native=$4 i=$5
+start_sidecar() { # name store loops native index [jar]
+  local name=$1 store=$2 loops=$3 native=$4 i=$5 jar=${6:-$SIDECAR_JAR}
   local port=$((PORT_BASE + 10 + 2 * i)) admin=$((PORT_BASE + 11 + 2 * i))
   port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
-  local st=memory cp=$SIDECAR_JAR
+  local st=memory cp=$jar
   [[ $store == journal ]] && st="journal:$OUT/journal-$name"
-  [[ $native == 1 ]] && cp="$SIDECAR_JAR:$NATIVE_CP"
+  [[ $native == 1 ]] && cp="$jar:$NATIVE_CP"
   local jfr=()
   [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$name.jfr,settings=profile")
   local env=(TALLY_SIDECAR_NATIVE_TRANSPORT=$([[ $native == 1 ]] && echo true || echo false))
@@ -156,7 +158,7 @@ start_sidecar() { # name store loops native index
   local transport=nio
   grep -q netty_transport_native_epoll "/proc/${PIDOF[$name]}/maps" 2>/dev/null && transport=epoll
   log "sidecar $name: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$name]}"
-  echo "sidecar name=$name store=$store eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
+  echo "sidecar name=$name jar=${jar##*/} store=$store eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
 }
 
 # ---------------------------------------------------------------- measurement helpers
@@ -330,8 +332,8 @@ SIDECAR_NAMES=()
 i=0
 for spec in $SIDECARS; do
   name=${spec%%=*}
-  IFS=: read -r store loops native <<<"${spec#*=}"
-  start_sidecar "$name" "$store" "$loops" "$native" "$i"
+  IFS=: read -r store loops native jar <<<"${spec#*=}"
+  start_sidecar "$name" "$store" "$loops" "$native" "$i" "${jar:-}"
   SIDECAR_NAMES+=("$name")
   i=$((i + 1))
 done
