@@ -1,0 +1,49 @@
+package dev.tally.store.postgres;
+
+import static dev.tally.core.testing.Stages.await;
+
+import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.ExecutionStoreContract;
+import dev.tally.core.testing.MutableClock;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The shared store contract over a real PostgreSQL, one fresh database per test. */
+class PostgresExecutionStoreIT extends ExecutionStoreContract {
+  private static PostgresServer server;
+  private static Vertx vertx;
+  private String database;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    server = PostgresServer.launch();
+    vertx = Vertx.vertx();
+  }
+
+  @AfterAll
+  static void stopServer() throws Exception {
+    try {
+      if (vertx != null) {
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+      }
+    } finally {
+      if (server != null) {
+        server.close();
+      }
+    }
+  }
+
+  @Override
+  protected ExecutionStore createStore(MutableClock clock) {
+    database = server.newDatabase();
+    return await(PostgresExecutionStore.open(vertx, server.options(database)));
+  }
+
+  /** A new store instance on the same database, as after a restart of the replica. */
+  @Override
+  protected ExecutionStore reopen(ExecutionStore store, MutableClock clock) {
+    store.close();
+    return await(PostgresExecutionStore.open(vertx, server.options(database)));
+  }
+}
