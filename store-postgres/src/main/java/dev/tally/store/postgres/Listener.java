@@ -1,5 +1,7 @@
 package dev.tally.store.postgres;
 
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgConnection;
@@ -30,6 +32,7 @@ final class Listener {
   private volatile PgConnection connection;
   private volatile long pingTimer = -1;
   private volatile boolean loggedDown;
+  private final Promise<Void> firstAttempt = Promise.promise();
 
   Listener(
       Vertx vertx,
@@ -54,9 +57,13 @@ final class Listener {
     return listening;
   }
 
-  /** Starts connecting; returns at once. */
-  void start() {
+  /**
+   * Starts connecting; the future completes once the first attempt ended, listening or not (a
+   * failed attempt is retried in the background).
+   */
+  Future<Void> start() {
     connect();
+    return firstAttempt.future();
   }
 
   private void connect() {
@@ -117,6 +124,7 @@ final class Listener {
                 schedulePing(conn);
                 onListening.run();
               }
+              firstAttempt.tryComplete();
             });
   }
 
@@ -161,6 +169,7 @@ final class Listener {
 
   private void down(Throwable cause) {
     listening = false;
+    firstAttempt.tryComplete();
     if (!loggedDown && !closed) {
       loggedDown = true;
       LOG.log(
@@ -187,6 +196,7 @@ final class Listener {
       connection = null;
     }
     listening = false;
+    firstAttempt.tryComplete();
     vertx.cancelTimer(pingTimer);
     if (conn != null) {
       conn.close();

@@ -153,7 +153,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
     Future<PostgresExecutionStore> opened =
         opening
             .bounded(Schema.migrate(pool))
-            .map(
+            .compose(
                 found -> {
                   if (found < Schema.LATEST) {
                     LOG.log(
@@ -167,10 +167,9 @@ public final class PostgresExecutionStore implements ExecutionStore {
                   }
                   PostgresExecutionStore store =
                       new PostgresExecutionStore(vertx, owns, options, db, co);
-                  if (store.listener != null) {
-                    store.listener.start();
-                  }
-                  return store;
+                  return store.listener == null
+                      ? Future.succeededFuture(store)
+                      : store.listener.start().map(store);
                 })
             .onFailure(e -> pool.close());
     return opened.toCompletionStage();

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -122,6 +123,25 @@ final class PostgresServer implements AutoCloseable {
     } catch (SQLException e) {
       throw new IllegalStateException("admin statement failed: " + sql, e);
     }
+  }
+
+  /** The first column of the first row of {@code sql}, run as the superuser in {@code database}. */
+  synchronized long queryLong(String database, String sql) {
+    try (Connection c = pg.getDatabase("postgres", database).getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException("query failed: " + sql, e);
+    }
+  }
+
+  /**
+   * A superuser connection to {@code database}, for tests that hold locks; the caller closes it.
+   */
+  synchronized Connection connect(String database) throws SQLException {
+    return pg.getDatabase("postgres", database).getConnection();
   }
 
   /** Stops the server and deletes its data. */
