@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Runs the store's prepared statements on the pool: one statement, one round trip, each bounded by
- * the statement timeout, counted, and failed with a {@link dev.tally.core.store.StoreException}
- * from {@link Failures}. Every outcome feeds {@link #writable()}: an outage turns it false, a
- * success true.
+ * the time to get a connection plus the statement timeout, counted, and failed with a {@link
+ * dev.tally.core.store.StoreException} from {@link Failures}. Every outcome feeds {@link
+ * #writable()}: an outage turns it false, a success true.
  */
 final class Db {
   private final Vertx vertx;

@@ -147,7 +147,12 @@ public final class PostgresExecutionStore implements ExecutionStore {
     PgConnectOptions co = Connections.connectOptions(options);
     Pool pool = Connections.pool(vertx, options, co);
     Failures failures = new Failures(options.target());
-    Db db = new Db(vertx, pool, failures, options.statementTimeout().toMillis());
+    Db db =
+        new Db(
+            vertx,
+            pool,
+            failures,
+            options.connectTimeout().toMillis() + options.statementTimeout().toMillis());
     long budget = options.connectTimeout().toMillis() + 4 * options.statementTimeout().toMillis();
     Db opening = new Db(vertx, pool, failures, budget);
     Future<PostgresExecutionStore> opened =

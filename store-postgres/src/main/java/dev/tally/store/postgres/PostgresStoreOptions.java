@@ -16,8 +16,9 @@ import java.util.Objects;
  *     #DEFAULT_POOL_SIZE}); one more connection listens for changes
  * @param connectTimeout how long opening a connection, or waiting for a free one, may take (default
  *     5 s)
- * @param statementTimeout how long one statement may take before the operation fails with {@code
- *     UNAVAILABLE} (default 5 s); the server is asked to cancel it at the same limit
+ * @param statementTimeout how long one statement may run (default 5 s): the server cancels it then
+ *     ({@code statement_timeout}), and an operation with no answer after {@code connectTimeout +
+ *     statementTimeout} fails with {@code UNAVAILABLE}
  * @param notifications whether to LISTEN for changes made by other replicas (default true); when
  *     false, or while the listening connection is down, waits poll instead
  * @param pollInterval how often a waiting {@code awaitChange} polls when notifications are off or

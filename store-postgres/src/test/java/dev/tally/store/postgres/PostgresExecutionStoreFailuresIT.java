@@ -36,33 +36,34 @@ class PostgresExecutionStoreFailuresIT {
 
   private static PostgresServer server;
   private static Vertx vertx;
+  private static String database;
   private MutableClock clock;
-  private String database;
 
   @BeforeAll
   static void startServer() throws Exception {
     server = PostgresServer.launch();
     vertx = Vertx.vertx();
+    database = server.newDatabase();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
     try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } finally {
       server.close();
     }
   }
 
   @BeforeEach
-  void freshDatabase() {
+  void emptyDatabase() {
     clock = MutableClock.create();
-    database = server.newDatabase();
+    server.emptyTables(database);
   }
 
   private PostgresStoreOptions quick(PostgresTarget target) {
     return PostgresStoreOptions.defaults(target)
-        .withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(2))
+        .withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(2))
         .withIntervals(Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(100));
   }
 

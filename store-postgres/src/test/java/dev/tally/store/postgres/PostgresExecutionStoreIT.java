@@ -6,26 +6,31 @@ import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.ExecutionStoreContract;
 import dev.tally.core.testing.MutableClock;
 import io.vertx.core.Vertx;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The shared store contract over a real PostgreSQL, one fresh database per test. */
+/**
+ * The shared store contract over a real PostgreSQL: one database for the class, its tables emptied
+ * before each test.
+ */
 class PostgresExecutionStoreIT extends ExecutionStoreContract {
   private static PostgresServer server;
   private static Vertx vertx;
-  private String database;
+  private static String database;
 
   @BeforeAll
   static void startServer() throws Exception {
     server = PostgresServer.launch();
     vertx = Vertx.vertx();
+    database = server.newDatabase();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
     try {
       if (vertx != null) {
-        vertx.close().toCompletionStage().toCompletableFuture().join();
+        vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
       }
     } finally {
       if (server != null) {
@@ -36,7 +41,7 @@ class PostgresExecutionStoreIT extends ExecutionStoreContract {
 
   @Override
   protected ExecutionStore createStore(MutableClock clock) {
-    database = server.newDatabase();
+    server.emptyTables(database);
     return await(PostgresExecutionStore.open(vertx, server.options(database)));
   }
 

@@ -33,6 +33,7 @@ class PostgresExecutionStoreReplicasIT {
   private static PostgresServer server;
   private static Vertx vertx;
   private final List<PostgresExecutionStore> opened = new ArrayList<>();
+  private static String shared;
   private MutableClock clock;
   private String database;
 
@@ -40,21 +41,23 @@ class PostgresExecutionStoreReplicasIT {
   static void startServer() throws Exception {
     server = PostgresServer.launch();
     vertx = Vertx.vertx();
+    shared = server.newDatabase();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
     try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } finally {
       server.close();
     }
   }
 
   @BeforeEach
-  void freshDatabase() {
+  void emptyDatabase() {
     clock = MutableClock.create();
-    database = server.newDatabase();
+    database = shared;
+    server.emptyTables(database);
   }
 
   @AfterEach
@@ -271,6 +274,7 @@ class PostgresExecutionStoreReplicasIT {
 
   @Test
   void replicasStartingTogetherMigrateOnce() throws Exception {
+    database = server.newDatabase();
     List<CompletableFuture<PostgresExecutionStore>> starting = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       starting.add(
