@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       CanonicalizeCommand.class,
       FingerprintCommand.class,
+      AuditCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TallyCli implements Runnable {
