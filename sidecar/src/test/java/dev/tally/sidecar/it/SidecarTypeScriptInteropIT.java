@@ -166,15 +166,14 @@ class SidecarTypeScriptInteropIT {
     String stream = lastSeen.substring(0, lastSeen.indexOf('.') + 1);
     assertThat(last(a.path("tokens"))).startsWith(stream).isNotEqualTo(lastSeen);
 
-    // (b) The abandoned call, re-sent with new JSON-RPC ids from two other sessions, was
-    // replayed, not executed again.
+    // (b) The abandoned call, re-sent with a new JSON-RPC id on another session, was replayed,
+    // not executed again.
     JsonNode b = report.path("b");
     assertThat(b.path("lost").path("error").asText()).isNotEmpty();
     String retried = b.path("fromC").path("replayMeta").path("executionId").asText();
     assertThat(retried).isNotEmpty();
-    assertThat(b.path("fromA").path("replayMeta").path("executionId").asText()).isEqualTo(retried);
     assertThat(b.path("fromC").path("text").asText()).isEqualTo("ticket T-2 created: retried");
-    assertThat(texts(b.path("resentIds"))).doesNotContain(b.path("originalId").asText());
+    assertThat(b.path("resentId")).isNotEqualTo(b.path("originalId"));
     assertThat(report.path("sideEffects").asInt()).isEqualTo(2);
 
     // The server's own books: two executions, each carrying Tally's execution id both ways.
@@ -183,11 +182,8 @@ class SidecarTypeScriptInteropIT {
     List<String> keys = texts(effects.path("idempotencyKeys"));
     assertThat(keys).hasSize(2).doesNotHaveDuplicates().contains(retried);
     assertThat(texts(effects.path("executionIds"))).isEqualTo(keys);
-    // Never delivered on its own stream: replays leave the record matchable.
-    assertThat(state(retried)).isEqualTo(ExecutionState.COMPLETED_NOT_DELIVERED);
-    // Captured while the client was away, or written to the resumed stream live.
-    assertThat(state(keys.get(0)))
-        .isIn(ExecutionState.COMPLETED_NOT_DELIVERED, ExecutionState.DELIVERED);
+    awaitState(keys.get(0), ExecutionState.DELIVERED);
+    awaitState(retried, ExecutionState.COMPLETED_NOT_DELIVERED);
   }
 
   @Test
@@ -232,11 +228,19 @@ class SidecarTypeScriptInteropIT {
     return "http://127.0.0.1:" + sidecar.port() + "/mcp";
   }
 
-  private ExecutionState state(String executionId) throws Exception {
-    Optional<Execution> e =
-        store.find(ExecutionId.parse(executionId)).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    assertThat(e).as("execution %s", executionId).isPresent();
-    return e.get().state();
+  /** Waits (bounded, on store changes) until the execution is in {@code state}. */
+  private void awaitState(String executionId, ExecutionState state) throws Exception {
+    ExecutionId id = ExecutionId.parse(executionId);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    Optional<Execution> e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    while (e.isPresent() && e.get().state() != state && System.nanoTime() < deadline) {
+      store
+          .awaitChange(id, e.get().version(), Duration.ofMillis(500))
+          .toCompletableFuture()
+          .get(5, TimeUnit.SECONDS);
+      e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+    assertThat(e.map(Execution::state)).as("execution %s", executionId).hasValue(state);
   }
 
   private static String controlBase(String upstream) {
