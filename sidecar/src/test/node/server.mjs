@@ -11,6 +11,8 @@
 // Control endpoints (not MCP, for the Java test):
 //   GET  /control/effects  {"sideEffects":n,"executionIds":[...],"idempotencyKeys":[...]}
 //   POST /control/release  lets the create_ticket calls waiting now finish: {"released":n}
+//   POST /control/notify   sends notifications/tools/list_changed to every session (on its
+//                          standalone GET stream): {"sessions":n}
 //
 // Prints one JSON line {"port":N,"url":"..."} to stdout once listening on 127.0.0.1, port 0.
 // Exits when stdin closes (the parent test went away) or on SIGTERM.
@@ -60,7 +62,10 @@ const TOOLS = [
 ];
 
 function newMcpServer() {
-  const server = new Server({ name: 'ts-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: 'ts-upstream', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true } } }
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
@@ -94,8 +99,9 @@ function newMcpServer() {
   return server;
 }
 
-/** Open sessions: Mcp-Session-Id → transport. */
+/** Open sessions: Mcp-Session-Id → transport, and the MCP server on it. */
 const transports = new Map();
+const servers = new Map();
 
 async function readJson(req) {
   const chunks = [];
@@ -131,9 +137,13 @@ async function handleMcp(req, res) {
       });
       return;
     }
+    const server = newMcpServer();
     transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: id => transports.set(id, transport),
+      onsessioninitialized: id => {
+        transports.set(id, transport);
+        servers.set(id, server);
+      },
       // Frequent ": keepalive" comments, so they cross the sidecar during the test.
       keepAliveMs: 250
       // No eventStore: this server keeps no SSE history.
@@ -141,9 +151,10 @@ async function handleMcp(req, res) {
     transport.onclose = () => {
       if (transport.sessionId) {
         transports.delete(transport.sessionId);
+        servers.delete(transport.sessionId);
       }
     };
-    await newMcpServer().connect(transport);
+    await server.connect(transport);
   }
   await transport.handleRequest(req, res, body);
 }
@@ -165,6 +176,12 @@ const http = createServer((req, res) => {
     send(res, 200, effects);
   } else if (path === '/control/release' && req.method === 'POST') {
     send(res, 200, { released: release() });
+  } else if (path === '/control/notify' && req.method === 'POST') {
+    done(
+      Promise.all([...servers.values()].map(s => s.sendToolListChanged())).then(() =>
+        send(res, 200, { sessions: servers.size })
+      )
+    );
   } else {
     send(res, 404, { error: 'not found' });
   }

@@ -201,6 +201,26 @@ class SidecarTypeScriptInteropIT {
     assertThat(effects(upstream).path("sideEffects").asInt()).isEqualTo(1);
   }
 
+  @Test
+  void standaloneStreamDroppedWithoutAnEventIdIsReattachedNotRefused() throws Exception {
+    // A client before 2025-11-25 gets no priming id, so it reconnects its GET stream without
+    // Last-Event-ID. The TS server allows one GET stream per session and the sidecar still reads
+    // the old one: forwarding the new GET would be refused with 409 until the old one expired.
+    String upstream = startServer();
+    String url = startSidecar(upstream);
+    NodeProject.Child client = node.start("standalone.mjs", url, controlBase(upstream));
+    JsonNode report = report(client);
+    assertThat(client.awaitExit(Duration.ofSeconds(10)))
+        .as("standalone.mjs exit code; report %s; stderr:%n%s", report, client.stderr())
+        .isZero();
+    assertThat(report.path("ok").asBoolean()).isTrue();
+    JsonNode gets = report.path("gets");
+    assertThat(gets.size()).isGreaterThanOrEqualTo(2);
+    assertThat(gets.get(1).path("lastEventId").isNull()).isTrue();
+    assertThat(gets.get(1).path("status").asInt()).isEqualTo(200);
+    assertThat(report.path("notified").asBoolean()).isTrue();
+  }
+
   private String startServer() throws Exception {
     NodeProject.Child server = node.start("server.mjs");
     JsonNode hello = JSON.readTree(server.awaitLine("{", START_TIMEOUT));
@@ -249,7 +269,7 @@ class SidecarTypeScriptInteropIT {
 
   private static JsonNode report(NodeProject.Child client) throws Exception {
     String line = client.awaitLine("RESULT ", CLIENT_TIMEOUT);
-    System.err.println("SidecarTypeScriptInteropIT: client.mjs " + line);
+    System.err.println("SidecarTypeScriptInteropIT: " + line);
     return JSON.readTree(line.substring("RESULT ".length()));
   }
 
