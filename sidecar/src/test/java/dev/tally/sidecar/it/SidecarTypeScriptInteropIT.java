@@ -41,8 +41,9 @@ import org.junit.jupiter.api.Test;
  * Interop with the TypeScript MCP SDK ({@code @modelcontextprotocol/sdk}, pinned by {@code
  * src/test/node/package-lock.json}): an SDK server with no event store behind the sidecar (real
  * {@link Gate} over the memory store), SDK clients in front (MCP-NOTES.md, "TypeScript SDK 1.32").
- * The client's assertions run in {@code client.mjs}; this test checks its report again and the
- * server's own side-effect count.
+ * The clients assert in JS ({@code client.mjs}: a cut call resumed, a re-sent call replayed, and a
+ * control run without the sidecar; {@code standalone.mjs}: a GET stream reconnected without an
+ * event id); this test checks their reports again, the server's own books and the store.
  *
  * <p>Needs Node.js ≥ 18 and npm on {@code PATH} and the npm registry for the first {@code npm ci}.
  * Without Node the test is skipped, saying so, unless the {@code CI} environment variable is set:
