@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
@@ -35,6 +36,7 @@ final class ChangeFeed {
     final ExecutionId id;
     final long afterVersion;
     final CompletableFuture<Optional<Execution>> future = new CompletableFuture<>();
+    final AtomicBoolean settled = new AtomicBoolean();
     volatile long timer = -1;
 
     Waiter(ExecutionId id, long afterVersion) {
@@ -50,6 +52,7 @@ final class ChangeFeed {
   private final AtomicBoolean polling = new AtomicBoolean();
   private final LongAdder notifications = new LongAdder();
   private final LongAdder polls = new LongAdder();
+  private final AtomicInteger waiting = new AtomicInteger();
   private final long pollTimer;
 
   ChangeFeed(Vertx vertx, Reader reader, BooleanSupplier listening, Duration pollInterval) {
@@ -86,6 +89,11 @@ final class ChangeFeed {
                   || ar.result().isEmpty()
                   || ar.result().get().version() > afterVersion) {
                 finish(w, ar.result(), null);
+              } else if (!w.future.isDone() && w.settled.compareAndSet(false, true)) {
+                waiting.incrementAndGet();
+                if (w.future.isDone() && w.settled.compareAndSet(true, false)) {
+                  waiting.decrementAndGet();
+                }
               }
             });
     return w.future;
@@ -101,6 +109,9 @@ final class ChangeFeed {
 
   private void finish(Waiter w, Optional<Execution> value, Throwable error) {
     remove(w);
+    if (w.settled.compareAndSet(true, false)) {
+      waiting.decrementAndGet();
+    }
     if (w.timer >= 0) {
       vertx.cancelTimer(w.timer);
     }
@@ -232,6 +243,11 @@ final class ChangeFeed {
     return polls.sum();
   }
 
+  /** Callers whose first read found no newer version and who now wait for a change. */
+  int waiting() {
+    return waiting.get();
+  }
+
   /** Ends every wait with {@code error} and stops polling. */
   void close(Throwable error) {
     vertx.cancelTimer(pollTimer);
@@ -241,6 +257,9 @@ final class ChangeFeed {
         for (Waiter w : list) {
           if (w.timer >= 0) {
             vertx.cancelTimer(w.timer);
+          }
+          if (w.settled.compareAndSet(true, false)) {
+            waiting.decrementAndGet();
           }
           w.future.completeExceptionally(error);
         }

@@ -74,6 +74,9 @@ import java.util.function.Supplier;
 public final class PostgresExecutionStore implements ExecutionStore {
   private static final System.Logger LOG = System.getLogger(PostgresExecutionStore.class.getName());
 
+  /** How often the listening connection is pinged, at least, to notice that it died silently. */
+  private static final long LISTENER_PING_MILLIS = 5_000;
+
   private final Vertx vertx;
   private final boolean ownsVertx;
   private final PostgresStoreOptions options;
@@ -101,8 +104,8 @@ public final class PostgresExecutionStore implements ExecutionStore {
                 this::notified,
                 this::caughtUp,
                 options.reconnectInterval().toMillis(),
-                options.healthInterval().toMillis(),
-                options.statementTimeout().toMillis())
+                Math.max(LISTENER_PING_MILLIS, options.healthInterval().toMillis()),
+                options.connectTimeout().toMillis() + options.statementTimeout().toMillis())
             : null;
     this.feed =
         new ChangeFeed(
@@ -340,6 +343,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
         db.outages(),
         feed.notifications(),
         feed.polls(),
+        feed.waiting(),
         listener != null && listener.listening(),
         isWritable());
   }

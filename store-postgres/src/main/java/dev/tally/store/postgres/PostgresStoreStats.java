@@ -8,6 +8,7 @@ package dev.tally.store.postgres;
  * @param outages operations that failed because the database was unavailable
  * @param notifications change notifications received from the database
  * @param polls polls made for waiting callers while notifications were off or down
+ * @param waiting callers of {@code awaitChange} waiting now (their first read found no change)
  * @param listening whether the store currently receives change notifications
  * @param writable what {@link PostgresExecutionStore#isWritable()} says now
  */
@@ -16,5 +17,6 @@ public record PostgresStoreStats(
     long outages,
     long notifications,
     long polls,
+    int waiting,
     boolean listening,
     boolean writable) {}

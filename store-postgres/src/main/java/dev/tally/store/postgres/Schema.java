@@ -23,7 +23,8 @@ import java.util.List;
  *       COLLATE "C"}), as ULIDs do in Java; the result bytes in {@code result} ({@code bytea}).
  *   <li>{@code tally_holders}: one row per match key whose current holder may still hold it: the
  *       holder's id and its {@code hold_until}. Its primary key is what makes a claim atomic (see
- *       {@link PostgresExecutionStore}).
+ *       {@link PostgresExecutionStore}); a foreign key deletes it with its execution, so it never
+ *       names a record that is gone.
  *   <li>A trigger that sends {@code NOTIFY tally_executions, '<id>:<version>'} (or {@code
  *       '<id>:gone'} for a deleted row) with every change, delivered when the change commits.
  * </ul>
@@ -74,7 +75,8 @@ final class Schema {
               CREATE INDEX tally_executions_retain_until ON tally_executions (retain_until);
               CREATE TABLE tally_holders (
                 match_key    text PRIMARY KEY,
-                execution_id text COLLATE "C" NOT NULL,
+                execution_id text COLLATE "C" NOT NULL
+                  REFERENCES tally_executions (id) ON DELETE CASCADE,
                 hold_until   timestamptz NOT NULL
               );
               CREATE FUNCTION tally_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$

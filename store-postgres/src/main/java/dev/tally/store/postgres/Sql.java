@@ -135,18 +135,16 @@ final class Sql {
 
   /**
    * Deletes a small batch of rows past retention that no longer hold their key, skipping rows
-   * another transaction has locked, and their holder rows. $1 now, $2 limit.
+   * another transaction has locked; their holder rows, if any, go by the foreign key's cascade. $1
+   * now, $2 limit.
    */
   static final String PURGE =
       """
       WITH doomed AS (
-        SELECT e.id, e.match_key FROM tally_executions e
+        SELECT e.id FROM tally_executions e
         WHERE e.retain_until < $1 AND NOT %s
         ORDER BY e.retain_until LIMIT $2
         FOR UPDATE SKIP LOCKED
-      ), holders AS (
-        DELETE FROM tally_holders h USING doomed d
-        WHERE h.match_key = d.match_key AND h.execution_id = d.id
       ), gone AS (
         DELETE FROM tally_executions e USING doomed d WHERE e.id = d.id RETURNING e.id
       )

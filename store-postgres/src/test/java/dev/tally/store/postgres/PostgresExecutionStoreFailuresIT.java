@@ -202,4 +202,78 @@ class PostgresExecutionStoreFailuresIT {
       store.close();
     }
   }
+
+  @Test
+  void aSchemaNewerThanThisReleaseIsRefusedAtOpen() {
+    await(PostgresExecutionStore.open(vertx, quick(server.target(database)))).close();
+    server.admin(
+        database,
+        "INSERT INTO tally_schema_version (version, description) VALUES (99, 'from the future')");
+    try {
+      Throwable t = failure(PostgresExecutionStore.open(vertx, quick(server.target(database))));
+
+      assertThat(t).isInstanceOf(StoreException.class);
+      assertThat(((StoreException) t).code()).isEqualTo(StoreException.Code.CORRUPT);
+      assertThat(t.getMessage()).contains("version 99").contains("upgrade Tally");
+    } finally {
+      server.admin(database, "DELETE FROM tally_schema_version WHERE version = 99");
+    }
+  }
+
+  @Test
+  void columnsAddedByALaterReleaseAreIgnoredAndNullOptionalsAreAbsent() {
+    server.admin(database, "ALTER TABLE tally_executions ADD COLUMN later text DEFAULT 'x'");
+    try {
+      PostgresExecutionStore store =
+          await(PostgresExecutionStore.open(vertx, quick(server.target(database))));
+      try {
+        Execution e = candidate();
+        await(store.claim(e, clock.instant()));
+        Execution found = await(store.find(e.id())).orElseThrow();
+        assertThat(found).isEqualTo(e);
+        assertThat(found.lease()).isNull();
+        assertThat(found.error()).isNull();
+        assertThat(found.result()).isNull();
+        assertThat(found.targetStatus()).isNull();
+      } finally {
+        store.close();
+      }
+    } finally {
+      server.admin(database, "ALTER TABLE tally_executions DROP COLUMN later");
+    }
+  }
+
+  @Test
+  void aRowThisReleaseCannotReadIsCorruptAndNamesTheColumn() {
+    PostgresExecutionStore store =
+        await(PostgresExecutionStore.open(vertx, quick(server.target(database))));
+    try {
+      Execution e = candidate();
+      await(store.claim(e, clock.instant()));
+      server.admin(
+          database,
+          "UPDATE tally_executions SET tool_class = 'from_the_future' WHERE id = '" + e.id() + "'");
+
+      Throwable t = failure(store.find(e.id()));
+
+      assertThat(t).isInstanceOf(StoreException.class);
+      assertThat(((StoreException) t).code()).isEqualTo(StoreException.Code.CORRUPT);
+      assertThat(t.getMessage()).contains("tool_class");
+    } finally {
+      store.close();
+    }
+  }
+
+  @Test
+  void aStoreOnItsOwnVertxWorksAndClosesIt() {
+    PostgresExecutionStore store =
+        await(PostgresExecutionStore.open(quick(server.target(database))));
+    try {
+      Execution e = candidate();
+      assertThat(await(store.claim(e, clock.instant()))).isInstanceOf(Claim.Won.class);
+    } finally {
+      store.close();
+    }
+    assertThat(failure(store.find(candidate().id()))).isInstanceOf(StoreException.class);
+  }
 }

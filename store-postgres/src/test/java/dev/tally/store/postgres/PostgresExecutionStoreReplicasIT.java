@@ -75,6 +75,18 @@ class PostgresExecutionStoreReplicasIT {
     return open(server.options(database));
   }
 
+  /**
+   * Returns once {@code store} has one caller waiting whose first read is done, so a change made
+   * next can only reach it by a notification or a poll. Bounded; the first read is one statement.
+   */
+  private static void waitingOn(PostgresExecutionStore store) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (store.stats().waiting() != 1) {
+      assertThat(System.nanoTime()).as("a caller waiting within 20 s").isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
   private Execution candidate(String key) {
     clock.advance(Duration.ofMillis(1));
     return Executions.candidate(clock).matchKey(key).build();
@@ -109,7 +121,7 @@ class PostgresExecutionStoreReplicasIT {
     await(a.claim(accepted, clock.instant()));
     CompletableFuture<Optional<Execution>> change =
         b.awaitChange(accepted.id(), accepted.version(), NEVER).toCompletableFuture();
-    assertThat(change).isNotDone();
+    waitingOn(b);
 
     Execution authorized =
         await(a.transition(Transition.to(accepted, ExecutionState.AUTHORIZED, clock.instant())));
@@ -134,6 +146,7 @@ class PostgresExecutionStoreReplicasIT {
     await(a.claim(accepted, clock.instant()));
     CompletableFuture<Optional<Execution>> change =
         b.awaitChange(accepted.id(), accepted.version(), NEVER).toCompletableFuture();
+    waitingOn(b);
 
     Execution authorized =
         await(a.transition(Transition.to(accepted, ExecutionState.AUTHORIZED, clock.instant())));
@@ -154,6 +167,7 @@ class PostgresExecutionStoreReplicasIT {
         await(a.transition(Transition.to(accepted, ExecutionState.FAILED, clock.instant())));
     CompletableFuture<Optional<Execution>> change =
         b.awaitChange(failed.id(), failed.version(), NEVER).toCompletableFuture();
+    waitingOn(b);
 
     clock.advance(Duration.ofMinutes(2));
     assertThat(await(a.purge(clock.instant(), 10))).isEqualTo(1);

@@ -146,6 +146,16 @@ final class PostgresServer implements AutoCloseable {
     }
   }
 
+  /** Runs one statement as the superuser in {@code database}. */
+  synchronized void admin(String database, String sql) {
+    try (Connection c = connect(database);
+        Statement st = c.createStatement()) {
+      st.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("admin statement failed: " + sql, e);
+    }
+  }
+
   /** The first column of the first row of {@code sql}, run as the superuser in {@code database}. */
   synchronized long queryLong(String database, String sql) {
     try (Connection c = pg.getDatabase("postgres", database).getConnection();
