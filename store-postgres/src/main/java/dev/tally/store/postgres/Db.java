@@ -15,6 +15,12 @@ import java.util.concurrent.atomic.LongAdder;
  * the time to get a connection plus the statement timeout, counted, and failed with a {@link
  * dev.tally.core.store.StoreException} from {@link Failures}. Every outcome feeds {@link
  * #writable()}: an outage turns it false, a success true.
+ *
+ * <p>The server cancels a statement after the statement timeout ({@code statement_timeout}), and a
+ * cancelled statement changed nothing. The client's own bound, getting a connection plus the
+ * statement timeout, fires first only when the server cannot be heard at all (a dead network); a
+ * write may then still commit, and the caller, told {@code UNAVAILABLE}, must treat it as not done:
+ * the gate refuses the call, and a record left behind is found by the next retry.
  */
 final class Db {
   private final Vertx vertx;
@@ -51,7 +57,10 @@ final class Db {
         vertx.setTimer(
             timeoutMillis,
             t ->
-                p.tryFail(failures.unavailable("no answer within " + timeoutMillis + " ms", null)));
+                p.tryFail(
+                    failures.unavailable(
+                        "no answer within " + timeoutMillis + " ms; a write may still commit",
+                        null)));
     f.onComplete(
         ar -> {
           vertx.cancelTimer(timer);

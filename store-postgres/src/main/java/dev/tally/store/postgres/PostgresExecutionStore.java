@@ -14,14 +14,11 @@ import dev.tally.core.store.StoreException;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -82,6 +79,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
   private final PostgresStoreOptions options;
   private final Db db;
   private final Writer writer;
+  private final Reads reads;
   private final ChangeFeed feed;
   private final Listener listener;
   private final long healthTimer;
@@ -107,13 +105,24 @@ public final class PostgresExecutionStore implements ExecutionStore {
                 Math.max(LISTENER_PING_MILLIS, options.healthInterval().toMillis()),
                 options.connectTimeout().toMillis() + options.statementTimeout().toMillis())
             : null;
+    this.writer = new Writer(db, cache, this::changed, options.maxResultBytes());
+    this.reads = new Reads(db, writer);
     this.feed =
         new ChangeFeed(
             vertx,
-            new Reader(),
+            new ChangeFeed.Reader() {
+              @Override
+              public Future<Optional<Execution>> find(ExecutionId id) {
+                return closed ? Future.failedFuture(closedError()) : reads.find(id);
+              }
+
+              @Override
+              public Future<List<Execution>> findAll(List<ExecutionId> ids) {
+                return closed ? Future.failedFuture(closedError()) : reads.findAll(ids);
+              }
+            },
             () -> listener != null && listener.listening(),
             options.pollInterval());
-    this.writer = new Writer(db, cache, feed, options.maxResultBytes());
     this.healthTimer = vertx.setPeriodic(options.healthInterval().toMillis(), t -> checkHealth());
   }
 
@@ -194,40 +203,15 @@ public final class PostgresExecutionStore implements ExecutionStore {
 
   @Override
   public CompletionStage<Optional<Execution>> find(ExecutionId id) {
-    return run(() -> findFuture(Objects.requireNonNull(id, "id")));
-  }
-
-  private Future<Optional<Execution>> findFuture(ExecutionId id) {
-    return db.run(Sql.FIND, Tuple.of(id.value()))
-        .map(
-            rows -> {
-              if (rows.size() == 0) {
-                return Optional.empty();
-              }
-              Execution e = Rows.execution(rows.iterator().next(), 0);
-              writer.remember(e);
-              return Optional.of(e);
-            });
+    return run(() -> reads.find(Objects.requireNonNull(id, "id")));
   }
 
   @Override
   public CompletionStage<Optional<Execution>> findHolder(String matchKey, Instant now) {
-    return run(() -> holder(Objects.requireNonNull(matchKey, "matchKey"), Rows.micros(now)));
-  }
-
-  private Future<Optional<Execution>> holder(String matchKey, Instant at) {
-    return db.run(Sql.FIND_HOLDER, Tuple.of(SqlText.encode(matchKey), Rows.time(at)))
-        .map(
-            rows -> {
-              for (Row r : rows) {
-                Execution e = Rows.execution(r, 0);
-                if (e.holdsKey(at)) {
-                  writer.remember(e);
-                  return Optional.of(e);
-                }
-              }
-              return Optional.empty();
-            });
+    return run(
+        () ->
+            reads.holder(
+                Objects.requireNonNull(matchKey, "matchKey"), Objects.requireNonNull(now, "now")));
   }
 
   @Override
@@ -245,84 +229,38 @@ public final class PostgresExecutionStore implements ExecutionStore {
 
   @Override
   public CompletionStage<Optional<byte[]>> result(ExecutionId id) {
-    return run(
-        () ->
-            db.run(Sql.RESULT, Tuple.of(Objects.requireNonNull(id, "id").value()))
-                .map(
-                    rows -> {
-                      if (rows.size() == 0) {
-                        return Optional.empty();
-                      }
-                      Buffer b = rows.iterator().next().getBuffer(0);
-                      return b == null ? Optional.empty() : Optional.of(b.getBytes());
-                    }));
+    return run(() -> reads.result(Objects.requireNonNull(id, "id")));
   }
 
   @Override
   public CompletionStage<Optional<Execution>> awaitChange(
       ExecutionId id, long afterVersion, Duration maxWait) {
-    Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(maxWait, "maxWait");
     if (closed) {
       return CompletableFuture.failedFuture(closedError());
     }
-    return feed.await(id, afterVersion, maxWait);
+    try {
+      return feed.await(
+          Objects.requireNonNull(id, "id"),
+          afterVersion,
+          Objects.requireNonNull(maxWait, "maxWait"));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   @Override
   public CompletionStage<List<Execution>> lapsed(Instant now, int limit) {
-    return run(
-        () ->
-            db.run(
-                    Sql.LAPSED,
-                    Tuple.of(Rows.time(Objects.requireNonNull(now, "now")), limit(limit)))
-                .map(this::records));
+    return run(() -> reads.lapsed(Objects.requireNonNull(now, "now"), limit));
   }
 
   @Override
   public CompletionStage<Page> list(ExecutionQuery query) {
-    return run(() -> page(Objects.requireNonNull(query, "query")));
-  }
-
-  private Future<Page> page(ExecutionQuery query) {
-    Tuple p =
-        Tuple.of(
-            query.state() == null ? null : query.state().wireName(),
-            SqlText.encode(query.tool()),
-            SqlText.encode(query.actor()),
-            query.before(),
-            query.limit() + 1);
-    return db.run(Sql.LIST, p)
-        .map(
-            rows -> {
-              List<Execution> items = records(rows);
-              boolean more = items.size() > query.limit();
-              List<Execution> page = more ? items.subList(0, query.limit()) : items;
-              return new Page(page, more ? page.get(page.size() - 1).id().value() : null);
-            });
+    return run(() -> reads.list(Objects.requireNonNull(query, "query")));
   }
 
   @Override
   public CompletionStage<Integer> purge(Instant now, int limit) {
-    return run(
-        () ->
-            db.run(Sql.PURGE, Tuple.of(Rows.time(Objects.requireNonNull(now, "now")), limit(limit)))
-                .map(rows -> (int) (long) rows.iterator().next().getLong(0)));
-  }
-
-  private List<Execution> records(Iterable<Row> rows) {
-    List<Execution> out = new ArrayList<>();
-    for (Row r : rows) {
-      out.add(Rows.execution(r, 0));
-    }
-    return out;
-  }
-
-  private static int limit(int limit) {
-    if (limit < 0) {
-      throw new IllegalArgumentException("limit: " + limit + " (expected: zero or more)");
-    }
-    return limit;
+    return run(() -> reads.purge(Objects.requireNonNull(now, "now"), limit));
   }
 
   @Override
@@ -379,6 +317,10 @@ public final class PostgresExecutionStore implements ExecutionStore {
     return "PostgresExecutionStore[" + options.target().describe() + "]";
   }
 
+  private void changed(Execution e) {
+    feed.changed(e);
+  }
+
   private void notified(String payload) {
     feed.notified(payload);
   }
@@ -420,22 +362,5 @@ public final class PostgresExecutionStore implements ExecutionStore {
 
   private static StoreException closedError() {
     return new StoreException(StoreException.Code.CLOSED, "the PostgreSQL store is closed");
-  }
-
-  /** What {@link ChangeFeed} reads through. */
-  private final class Reader implements ChangeFeed.Reader {
-    @Override
-    public Future<Optional<Execution>> find(ExecutionId id) {
-      if (closed) {
-        return Future.failedFuture(closedError());
-      }
-      return findFuture(id);
-    }
-
-    @Override
-    public Future<List<Execution>> findAll(List<ExecutionId> ids) {
-      String[] values = ids.stream().map(ExecutionId::value).toArray(String[]::new);
-      return db.runQuietly(Sql.FIND_MANY, Tuple.of((Object) values)).map(rows -> records(rows));
-    }
   }
 }

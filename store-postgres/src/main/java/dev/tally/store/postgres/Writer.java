@@ -17,6 +17,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
+import java.util.function.Consumer;
 
 /**
  * The store's writes: claim, transition and touch, each one statement in the common case. A
@@ -29,13 +30,15 @@ final class Writer {
 
   private final Db db;
   private final Cache<ExecutionId, Execution> cache;
-  private final ChangeFeed feed;
+  private final Consumer<Execution> changed;
   private final int maxResultBytes;
 
-  Writer(Db db, Cache<ExecutionId, Execution> cache, ChangeFeed feed, int maxResultBytes) {
+  /** {@code changed} hears of every record this writer stored (to wake local waiters). */
+  Writer(
+      Db db, Cache<ExecutionId, Execution> cache, Consumer<Execution> changed, int maxResultBytes) {
     this.db = db;
     this.cache = cache;
-    this.feed = feed;
+    this.changed = changed;
     this.maxResultBytes = maxResultBytes;
   }
 
@@ -167,7 +170,7 @@ final class Writer {
             rows -> {
               if (rows.iterator().next().getLong(0) == 1) {
                 remember(next);
-                feed.changed(next);
+                changed.accept(next);
                 return Future.succeededFuture(next);
               }
               cache.invalidate(t.id());
@@ -192,7 +195,7 @@ final class Writer {
               }
               Execution next = Rows.execution(rows.iterator().next(), 0);
               remember(next);
-              feed.changed(next);
+              changed.accept(next);
               return Future.succeededFuture(next);
             });
   }
