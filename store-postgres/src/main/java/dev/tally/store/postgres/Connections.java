@@ -29,6 +29,7 @@ final class Connections {
             .setUser(t.user())
             .setCachePreparedStatements(true)
             .setPreparedStatementCacheMaxSize(64)
+            .setPreparedStatementCacheSqlLimit(16 * 1024)
             .setReconnectAttempts(0)
             .setSslMode(sslMode(t.sslMode()));
     if (t.password() != null) {

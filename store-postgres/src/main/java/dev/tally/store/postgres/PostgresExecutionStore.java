@@ -24,6 +24,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -150,6 +153,44 @@ public final class PostgresExecutionStore implements ExecutionStore {
                 vertx.close();
               }
             });
+  }
+
+  /**
+   * Opens a store for a {@code --store postgres://…} URL on a Vert.x instance of its own and waits
+   * for it, at most {@code timeout}; for process start-up, never on an event loop. Throws {@link
+   * IllegalArgumentException} for a bad URL (naming the part, never the password) and {@link
+   * StoreException} when the store cannot open.
+   */
+  public static PostgresExecutionStore openBlocking(
+      String url, int maxResultBytes, Duration timeout) {
+    PostgresStoreOptions options =
+        PostgresStoreOptions.fromUrl(url).withMaxResultBytes(maxResultBytes);
+    CompletableFuture<PostgresExecutionStore> opening = open(options).toCompletableFuture();
+    try {
+      return opening.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new StoreException(
+          StoreException.Code.UNAVAILABLE,
+          "could not open the PostgreSQL store " + options.target().describe(),
+          e.getCause());
+    } catch (TimeoutException e) {
+      opening.thenAccept(PostgresExecutionStore::close);
+      throw new StoreException(
+          StoreException.Code.UNAVAILABLE,
+          "the PostgreSQL store "
+              + options.target().describe()
+              + " did not open within "
+              + timeout.toMillis()
+              + " ms");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      opening.thenAccept(PostgresExecutionStore::close);
+      throw new StoreException(
+          StoreException.Code.UNAVAILABLE, "interrupted while opening the PostgreSQL store");
+    }
   }
 
   private static CompletionStage<PostgresExecutionStore> open(

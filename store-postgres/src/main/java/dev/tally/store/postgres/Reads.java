@@ -9,6 +9,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +19,9 @@ import java.util.Optional;
  * handed to {@link Writer#remember} so a transition that follows needs no read of its own.
  */
 final class Reads implements ChangeFeed.Reader {
+  /** The most rows one purge statement deletes. */
+  static final int PURGE_BATCH = 200;
+
   private final Db db;
   private final Writer writer;
 
@@ -100,9 +104,27 @@ final class Reads implements ChangeFeed.Reader {
             });
   }
 
+  /**
+   * Deletes up to {@code limit} records in batches of at most {@value #PURGE_BATCH}, each its own
+   * short statement, so no lock is held for long whatever the caller asks for.
+   */
   Future<Integer> purge(Instant now, int limit) {
-    return db.run(Sql.PURGE, Tuple.of(Rows.time(now), limit(limit)))
-        .map(rows -> (int) (long) rows.iterator().next().getLong(0));
+    return purge(Rows.time(now), limit(limit), 0);
+  }
+
+  private Future<Integer> purge(OffsetDateTime now, int remaining, int done) {
+    int batch = Math.min(remaining, PURGE_BATCH);
+    if (batch == 0) {
+      return Future.succeededFuture(done);
+    }
+    return db.run(Sql.PURGE, Tuple.of(now, batch))
+        .compose(
+            rows -> {
+              int deleted = (int) (long) rows.iterator().next().getLong(0);
+              return deleted < batch
+                  ? Future.succeededFuture(done + deleted)
+                  : purge(now, remaining - deleted, done + deleted);
+            });
   }
 
   private static List<Execution> records(Iterable<Row> rows) {

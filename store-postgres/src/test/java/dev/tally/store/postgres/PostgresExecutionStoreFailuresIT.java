@@ -3,6 +3,7 @@ package dev.tally.store.postgres;
 import static dev.tally.core.testing.Stages.await;
 import static dev.tally.core.testing.Stages.failure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionState;
@@ -15,6 +16,8 @@ import dev.tally.core.testing.MutableClock;
 import io.vertx.core.Vertx;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -265,15 +268,47 @@ class PostgresExecutionStoreFailuresIT {
   }
 
   @Test
-  void aStoreOnItsOwnVertxWorksAndClosesIt() {
+  void aStoreOpenedFromItsUrlOnItsOwnVertxWorksAndClosesIt() {
+    String url =
+        "postgres://"
+            + PostgresServer.ROLE
+            + ":"
+            + URLEncoder.encode(PostgresServer.PASSWORD, StandardCharsets.UTF_8)
+            + "@127.0.0.1:"
+            + server.port()
+            + "/"
+            + database;
     PostgresExecutionStore store =
-        await(PostgresExecutionStore.open(quick(server.target(database))));
+        PostgresExecutionStore.openBlocking(url, 2048, Duration.ofSeconds(60));
     try {
       Execution e = candidate();
       assertThat(await(store.claim(e, clock.instant()))).isInstanceOf(Claim.Won.class);
+      assertThat(store.maxResultBytes()).isEqualTo(2048);
     } finally {
       store.close();
     }
     assertThat(failure(store.find(candidate().id()))).isInstanceOf(StoreException.class);
+  }
+
+  @Test
+  void openingFromAUrlFailsWithClearErrors() {
+    assertThatThrownBy(
+            () ->
+                PostgresExecutionStore.openBlocking(
+                    "postgres://u:" + PostgresServer.PASSWORD + "@h:0/db",
+                    1,
+                    Duration.ofSeconds(5)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("port")
+        .hasMessageNotContaining(PostgresServer.PASSWORD);
+    assertThatThrownBy(
+            () ->
+                PostgresExecutionStore.openBlocking(
+                    "postgres://u:" + PostgresServer.PASSWORD + "@127.0.0.1:1/db",
+                    1,
+                    Duration.ofSeconds(30)))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("unavailable")
+        .hasMessageNotContaining(PostgresServer.PASSWORD);
   }
 }

@@ -1,14 +1,17 @@
 package dev.tally.store.postgres;
 
 import static dev.tally.core.testing.Stages.await;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.ExecutionStoreContract;
 import dev.tally.core.testing.MutableClock;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The shared store contract over a real PostgreSQL: one database for the class, its tables emptied
@@ -50,5 +53,21 @@ class PostgresExecutionStoreIT extends ExecutionStoreContract {
   protected ExecutionStore reopen(ExecutionStore store, MutableClock clock) {
     store.close();
     return await(PostgresExecutionStore.open(vertx, server.options(database)));
+  }
+
+  @Test
+  void purgeDeletesInShortBatchesWhateverTheLimit() {
+    int records = Reads.PURGE_BATCH + 50;
+    for (int i = 0; i < records; i++) {
+      claimed(candidate().holdFor(Duration.ZERO).retainFor(Duration.ofMinutes(1)));
+    }
+    clock.advance(Duration.ofMinutes(2));
+    PostgresExecutionStore pg = (PostgresExecutionStore) store;
+    long before = pg.stats().roundTrips();
+
+    assertThat(await(store.purge(clock.instant(), 10_000))).isEqualTo(records);
+
+    assertThat(pg.stats().roundTrips() - before).isEqualTo(2);
+    assertThat(await(store.purge(clock.instant(), 10_000))).isZero();
   }
 }
