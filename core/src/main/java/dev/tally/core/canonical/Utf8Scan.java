@@ -1,0 +1,90 @@
+package dev.tally.core.canonical;
+
+/**
+ * A strict UTF-8 pre-pass over a JSON document (RFC 3629 §4: no overlong forms, no encoded
+ * surrogates, nothing above U+10FFFF), because Jackson's parser decodes some invalid sequences
+ * silently. Also notes whether a backslash-u escape occurs, so string values can skip the
+ * lone-surrogate check when none can exist.
+ */
+final class Utf8Scan {
+  /** Valid, and no backslash-u escape occurs. */
+  static final int VALID_NO_ESCAPES = -1;
+
+  /** Valid, and a backslash-u escape may occur. */
+  static final int VALID = -2;
+
+  private Utf8Scan() {}
+
+  /**
+   * {@link #VALID_NO_ESCAPES}, {@link #VALID}, or the offset of the first byte that is not valid
+   * UTF-8 (a NUL byte counts as invalid: it is never legal in JSON and would make Jackson guess
+   * UTF-16).
+   */
+  static int scan(byte[] b) {
+    boolean escapes = false;
+    int n = b.length;
+    int i = 0;
+    while (i < n) {
+      int c = b[i];
+      if (c > 0) {
+        if (c == '\\' && i + 1 < n && b[i + 1] == 'u') {
+          escapes = true;
+        }
+        i++;
+        continue;
+      }
+      if (c == 0) {
+        return i;
+      }
+      c &= 0xff;
+      if (c < 0xC2) {
+        return i;
+      }
+      if (c < 0xE0) {
+        if (i + 1 >= n || !continuation(b[i + 1])) {
+          return i;
+        }
+        i += 2;
+      } else if (c < 0xF0) {
+        int lo = c == 0xE0 ? 0xA0 : 0x80;
+        int hi = c == 0xED ? 0x9F : 0xBF;
+        if (i + 2 >= n || !in(b[i + 1], lo, hi) || !continuation(b[i + 2])) {
+          return i;
+        }
+        i += 3;
+      } else if (c < 0xF5) {
+        int lo = c == 0xF0 ? 0x90 : 0x80;
+        int hi = c == 0xF4 ? 0x8F : 0xBF;
+        if (i + 3 >= n
+            || !in(b[i + 1], lo, hi)
+            || !continuation(b[i + 2])
+            || !continuation(b[i + 3])) {
+          return i;
+        }
+        i += 4;
+      } else {
+        return i;
+      }
+    }
+    return escapes ? VALID : VALID_NO_ESCAPES;
+  }
+
+  /** Whether the bytes at {@code i} are a UTF-8 encoded surrogate (ED A0..BF xx). */
+  static boolean encodedSurrogate(byte[] b, int i) {
+    return (b[i] & 0xff) == 0xED && i + 1 < b.length && in(b[i + 1], 0xA0, 0xBF);
+  }
+
+  /** Whether {@code b} starts with a UTF-8 byte order mark. */
+  static boolean startsWithBom(byte[] b) {
+    return b.length >= 3 && (b[0] & 0xff) == 0xEF && (b[1] & 0xff) == 0xBB && (b[2] & 0xff) == 0xBF;
+  }
+
+  private static boolean continuation(byte b) {
+    return (b & 0xC0) == 0x80;
+  }
+
+  private static boolean in(byte b, int lo, int hi) {
+    int v = b & 0xff;
+    return v >= lo && v <= hi;
+  }
+}

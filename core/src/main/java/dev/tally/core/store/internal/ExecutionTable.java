@@ -1,0 +1,514 @@
+package dev.tally.core.store.internal;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.execution.Lease;
+import dev.tally.core.execution.ResultRef;
+import dev.tally.core.execution.Transition;
+import dev.tally.core.store.Claim;
+import dev.tally.core.store.ExecutionQuery;
+import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.Page;
+import dev.tally.core.store.StoreException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.function.Consumer;
+
+/**
+ * A thread-safe, synchronous, in-memory table of executions with the semantics of {@link
+ * ExecutionStore}; stores build on it and add durability and asynchrony. Internal to core's stores.
+ *
+ * <p>Every mutating method returns what changed, so a journal can apply a change here, append it to
+ * its log and only then complete its caller; {@link #restore} and {@link #remove} replay such a log
+ * and {@link #forEach} walks the table for a snapshot. Readers and waiters see a change as soon as
+ * it is applied here.
+ *
+ * <p>Implementation note: a claim is atomic per match key ({@link ConcurrentHashMap#compute} on the
+ * index {@code matchKey -> holder id}); a transition or touch is atomic per id (compute on the
+ * record map). The index keeps one invariant: a record that holds its key at any instant is the
+ * index entry of that key. It holds because a claim wins only when the indexed record does not
+ * hold, a record that stopped holding never holds again ({@link Execution#holdsKey} only turns
+ * false as states move on and time passes), and {@link #restore} picks the holder by the rule in
+ * {@link #restore}'s note. Index entries of records that stopped holding are dropped when the state
+ * releases the key, and replaced or removed lazily when only time ran out.
+ */
+public final class ExecutionTable {
+  private final int maxResultBytes;
+  private final ConcurrentMap<ExecutionId, Slot> slots;
+  private final Budget budget;
+  private final ConcurrentHashMap<String, ExecutionId> holders = new ConcurrentHashMap<>();
+  private final ConcurrentSkipListMap<String, ExecutionId> order = new ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListSet<ExecutionId> dispatched = new ConcurrentSkipListSet<>();
+  private final Waiters waiters = new Waiters();
+
+  /**
+   * A record and its result bytes as stored. From {@link #transition} the bytes are those this
+   * change stored (null: it stored none and earlier bytes, if any, stay); from {@link #forEach}
+   * they are the record's current bytes. The array is the table's own: never modify it.
+   */
+  public record Stored(Execution execution, byte[] result) {}
+
+  private ExecutionTable(int maxResultBytes, long maxWeightBytes) {
+    if (maxResultBytes < 0) {
+      throw new IllegalArgumentException(
+          "maxResultBytes: " + maxResultBytes + " (expected: zero or more bytes)");
+    }
+    this.maxResultBytes = maxResultBytes;
+    if (maxWeightBytes == 0) {
+      this.slots = new ConcurrentHashMap<>();
+      this.budget = Budget.UNBOUNDED;
+    } else {
+      if (maxWeightBytes < 0) {
+        throw new IllegalArgumentException(
+            "maxWeightBytes: " + maxWeightBytes + " (expected: a positive number of bytes)");
+      }
+      Cache<ExecutionId, Slot> cache =
+          Caffeine.newBuilder()
+              .maximumWeight(maxWeightBytes)
+              .weigher((ExecutionId id, Slot s) -> PinningBudget.cacheWeight(s))
+              .evictionListener(
+                  (ExecutionId id, Slot s, RemovalCause cause) -> {
+                    if (s != null) {
+                      unindex(s.execution());
+                    }
+                  })
+              .executor(Runnable::run)
+              .build();
+      this.slots = cache.asMap();
+      this.budget = new PinningBudget(cache, maxWeightBytes);
+    }
+  }
+
+  /** A table that keeps every record until it is purged or removed (for the journal store). */
+  public static ExecutionTable unbounded(int maxResultBytes) {
+    return new ExecutionTable(maxResultBytes, 0);
+  }
+
+  /**
+   * A table bounded to about {@code maxWeightBytes} of estimated heap that evicts only records that
+   * are not {@link #isPinned pinned}, and refuses a new pinned record with {@link
+   * StoreException.Code#UNAVAILABLE} when the pinned records alone would exceed the bound.
+   */
+  public static ExecutionTable bounded(int maxResultBytes, long maxWeightBytes) {
+    if (maxWeightBytes <= 0) {
+      throw new IllegalArgumentException(
+          "maxWeightBytes: " + maxWeightBytes + " (expected: a positive number of bytes)");
+    }
+    return new ExecutionTable(maxResultBytes, maxWeightBytes);
+  }
+
+  /**
+   * Whether a record must never be evicted: it is not terminal (in flight, or its result may still
+   * be delivered), or its state lets it hold its match key. Dropping such a record could turn a
+   * retry into a second action. Only {@code failed}, {@code cancelled}, {@code expired} and a
+   * fingerprint-matched {@code delivered} record are unpinned; the state alone decides, so a record
+   * never goes back from unpinned to pinned. A pinned record whose hold ran out by time leaves
+   * through {@link #purge}.
+   */
+  public static boolean isPinned(Execution e) {
+    return Slot.isPinned(e);
+  }
+
+  /** The size cap for result bytes. */
+  public int maxResultBytes() {
+    return maxResultBytes;
+  }
+
+  /** See {@link ExecutionStore#claim}; a won claim's record is the candidate as inserted. */
+  public Claim claim(Execution candidate, Instant now) {
+    Objects.requireNonNull(candidate, "candidate");
+    Objects.requireNonNull(now, "now");
+    Claim[] out = new Claim[1];
+    holders.compute(
+        candidate.matchKey(),
+        (key, holderId) -> {
+          Slot holder = holderId == null ? null : slots.get(holderId);
+          if (holder != null && holder.execution().holdsKey(now)) {
+            out[0] = new Claim.Existing(holder.execution());
+            return holderId;
+          }
+          insert(candidate);
+          out[0] = new Claim.Won(candidate);
+          return candidate.id();
+        });
+    budget.settle();
+    return out[0];
+  }
+
+  private void insert(Execution e) {
+    Slot slot = Slot.of(e, null);
+    slots.compute(
+        e.id(),
+        (id, old) -> {
+          if (old != null) {
+            throw new StoreException(
+                StoreException.Code.CORRUPT, "execution " + id + " already exists");
+          }
+          budget.admit(slot);
+          index(null, e);
+          return slot;
+        });
+  }
+
+  /** See {@link ExecutionStore#find}. */
+  public Optional<Execution> find(ExecutionId id) {
+    Slot s = slots.get(Objects.requireNonNull(id, "id"));
+    return s == null ? Optional.empty() : Optional.of(s.execution());
+  }
+
+  /** See {@link ExecutionStore#findHolder}. */
+  public Optional<Execution> findHolder(String matchKey, Instant now) {
+    Objects.requireNonNull(now, "now");
+    ExecutionId holderId = holders.get(Objects.requireNonNull(matchKey, "matchKey"));
+    Slot s = holderId == null ? null : slots.get(holderId);
+    return s != null && s.execution().holdsKey(now) ? Optional.of(s.execution()) : Optional.empty();
+  }
+
+  /**
+   * See {@link ExecutionStore#transition}. Result bytes over {@link #maxResultBytes()} are not kept
+   * and the stored {@link ResultRef} says {@code retained=false} with the size and error flag.
+   * Throws {@link StoreException} ({@code NOT_FOUND}, {@code STALE_VERSION}) or {@link
+   * dev.tally.core.execution.IllegalTransitionException}; the record is then unchanged.
+   */
+  public Stored transition(Transition t) {
+    Objects.requireNonNull(t, "transition");
+    Stored[] out = new Stored[1];
+    slots.compute(
+        t.id(),
+        (id, old) -> {
+          Execution current = check(id, old, t.expectedVersion());
+          byte[] bytes = old.result();
+          byte[] kept = null;
+          Transition effective = t;
+          if (t.resultBytes() != null) {
+            int size = t.resultBytes().length;
+            boolean fits = size <= maxResultBytes;
+            kept = fits ? t.resultBytes().clone() : null;
+            bytes = kept;
+            boolean isError = t.result() != null && t.result().isError();
+            effective = withResult(t, new ResultRef(size, fits, isError));
+          } else if (t.result() != null && t.result().retained() && bytes == null) {
+            effective =
+                withResult(t, new ResultRef(t.result().bytes(), false, t.result().isError()));
+          }
+          Execution next = current.apply(effective);
+          Slot slot = Slot.of(next, bytes);
+          budget.replaced(old, slot);
+          index(current, next);
+          out[0] = new Stored(next, kept);
+          return slot;
+        });
+    changed(out[0].execution());
+    return out[0];
+  }
+
+  /** See {@link ExecutionStore#touch}; {@code lease} may be null to clear it. */
+  public Execution touch(ExecutionId id, long expectedVersion, Lease lease, boolean awaitingInput) {
+    Objects.requireNonNull(id, "id");
+    Execution[] out = new Execution[1];
+    slots.compute(
+        id,
+        (k, old) -> {
+          Execution next = touched(check(k, old, expectedVersion), lease, awaitingInput);
+          Slot slot = Slot.of(next, old.result());
+          budget.replaced(old, slot);
+          out[0] = next;
+          return slot;
+        });
+    changed(out[0]);
+    return out[0];
+  }
+
+  private static Execution check(ExecutionId id, Slot old, long expectedVersion) {
+    if (old == null) {
+      throw new StoreException(StoreException.Code.NOT_FOUND, "no execution " + id);
+    }
+    Execution current = old.execution();
+    if (current.version() != expectedVersion) {
+      throw new StoreException(
+          StoreException.Code.STALE_VERSION,
+          "execution " + id + " is at version " + current.version() + ", not " + expectedVersion);
+    }
+    return current;
+  }
+
+  private void changed(Execution next) {
+    if (!Slot.mayHoldKey(next)) {
+      holders.remove(next.matchKey(), next.id());
+    }
+    budget.settle();
+    waiters.changed(next);
+  }
+
+  /** See {@link ExecutionStore#result}; returns a copy. */
+  public Optional<byte[]> result(ExecutionId id) {
+    Slot s = slots.get(Objects.requireNonNull(id, "id"));
+    return s == null || s.result() == null ? Optional.empty() : Optional.of(s.result().clone());
+  }
+
+  /**
+   * See {@link ExecutionStore#awaitChange}. Completes on the thread that applies the change, or on
+   * the JDK's shared delay scheduler when {@code maxWait} runs out; never blocks a thread.
+   */
+  public CompletableFuture<Optional<Execution>> awaitChange(
+      ExecutionId id, long afterVersion, Duration maxWait) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(maxWait, "maxWait");
+    return waiters.await(id, afterVersion, maxWait, this::find);
+  }
+
+  /** Completes every pending {@link #awaitChange} exceptionally (the store is closing). */
+  public void failWaiters(Throwable error) {
+    waiters.failAll(error);
+  }
+
+  /** See {@link ExecutionStore#lapsed}: oldest (lowest id) first. */
+  public List<Execution> lapsed(Instant now, int limit) {
+    Objects.requireNonNull(now, "now");
+    checkLimit(limit);
+    List<Execution> out = new ArrayList<>();
+    for (ExecutionId id : dispatched) {
+      if (out.size() >= limit) {
+        break;
+      }
+      Slot s = slots.get(id);
+      if (s != null
+          && s.execution().state() == ExecutionState.DISPATCHED
+          && s.execution().leaseLapsed(now)) {
+        out.add(s.execution());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * See {@link ExecutionStore#list}: newest (highest id) first; {@code next} is null at the end.
+   */
+  public Page list(ExecutionQuery query) {
+    Objects.requireNonNull(query, "query");
+    Map<String, ExecutionId> newestFirst =
+        query.before() == null
+            ? order.descendingMap()
+            : order.headMap(query.before(), false).descendingMap();
+    List<Execution> items = new ArrayList<>(Math.min(query.limit(), 64));
+    boolean more = false;
+    for (ExecutionId id : newestFirst.values()) {
+      Slot s = slots.get(id);
+      if (s == null || !query.matches(s.execution())) {
+        continue;
+      }
+      if (items.size() == query.limit()) {
+        more = true;
+        break;
+      }
+      items.add(s.execution());
+    }
+    String next = more ? items.get(items.size() - 1).id().value() : null;
+    return new Page(items, next);
+  }
+
+  /**
+   * See {@link ExecutionStore#purge}: removes, oldest first, up to {@code limit} records whose
+   * retention ended before {@code now} and that do not hold their key at {@code now}; returns them.
+   */
+  public List<Execution> purge(Instant now, int limit) {
+    Objects.requireNonNull(now, "now");
+    checkLimit(limit);
+    List<Execution> removed = new ArrayList<>();
+    for (ExecutionId id : order.values()) {
+      if (removed.size() >= limit) {
+        break;
+      }
+      Slot s = slots.get(id);
+      if (s != null && purgeable(s.execution(), now)) {
+        removeIf(id, e -> purgeable(e, now)).ifPresent(removed::add);
+      }
+    }
+    if (!removed.isEmpty()) {
+      budget.settle();
+    }
+    return removed;
+  }
+
+  private static boolean purgeable(Execution e, Instant now) {
+    return e.retainUntil().isBefore(now) && !e.holdsKey(now);
+  }
+
+  private static void checkLimit(int limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit: " + limit + " (expected: zero or more)");
+    }
+  }
+
+  /**
+   * Loads a record as it is, without a state-machine or version check, replacing any record with
+   * its id; for replaying a journal. {@code resultBytes} null keeps the bytes already stored for
+   * the id when {@code e}'s result says they are retained.
+   *
+   * <p>Implementation note: records replayed in any order index the right holder. If two records of
+   * one key can hold it by state, the later claim was made when the earlier one no longer held by
+   * time, so the earlier one's {@code holdUntil} lies before the later one's claim and thus before
+   * its {@code holdUntil}: the record with the later {@code holdUntil} is the holder.
+   */
+  public void restore(Execution e, byte[] resultBytes) {
+    Objects.requireNonNull(e, "execution");
+    slots.compute(
+        e.id(),
+        (id, old) -> {
+          byte[] bytes =
+              resultBytes != null
+                  ? resultBytes.clone()
+                  : old != null && e.result() != null && e.result().retained()
+                      ? old.result()
+                      : null;
+          Slot slot = Slot.of(e, bytes);
+          budget.replaced(old, slot);
+          index(old == null ? null : old.execution(), e);
+          return slot;
+        });
+    holders.compute(e.matchKey(), (key, current) -> holderAfterRestore(e, current));
+    budget.settle();
+    waiters.changed(e);
+  }
+
+  private ExecutionId holderAfterRestore(Execution e, ExecutionId current) {
+    if (!Slot.mayHoldKey(e)) {
+      return e.id().equals(current) ? null : current;
+    }
+    if (current == null || current.equals(e.id())) {
+      return e.id();
+    }
+    Slot other = slots.get(current);
+    if (other == null || !Slot.mayHoldKey(other.execution())) {
+      return e.id();
+    }
+    int c = e.holdUntil().compareTo(other.execution().holdUntil());
+    return c > 0 || (c == 0 && e.id().compareTo(current) > 0) ? e.id() : current;
+  }
+
+  /** Removes the record with this id, whatever its state (for replaying a purge); returns it. */
+  public Optional<Execution> remove(ExecutionId id) {
+    Objects.requireNonNull(id, "id");
+    Optional<Execution> removed = removeIf(id, e -> true);
+    budget.settle();
+    return removed;
+  }
+
+  private Optional<Execution> removeIf(
+      ExecutionId id, java.util.function.Predicate<Execution> condition) {
+    Execution[] out = new Execution[1];
+    slots.computeIfPresent(
+        id,
+        (k, old) -> {
+          if (!condition.test(old.execution())) {
+            return old;
+          }
+          budget.replaced(old, null);
+          unindex(old.execution());
+          out[0] = old.execution();
+          return null;
+        });
+    if (out[0] == null) {
+      return Optional.empty();
+    }
+    holders.remove(out[0].matchKey(), id);
+    waiters.gone(id);
+    return Optional.of(out[0]);
+  }
+
+  /** Calls {@code action} for every record with its current result bytes (weakly consistent). */
+  public void forEach(Consumer<Stored> action) {
+    for (Slot s : slots.values()) {
+      action.accept(new Stored(s.execution(), s.result()));
+    }
+  }
+
+  /** How many records the table holds (an estimate while it changes). */
+  public long size() {
+    return slots.size();
+  }
+
+  /** Whether a typical new record would be admitted now (always, for an unbounded table). */
+  public boolean hasRoom() {
+    return budget.hasRoom();
+  }
+
+  /** Estimated bytes held by {@link #isPinned pinned} records (zero for an unbounded table). */
+  public long pinnedWeight() {
+    return budget.pinnedWeight();
+  }
+
+  /** Estimated bytes held by evictable records (zero for an unbounded table). */
+  public long evictableWeight() {
+    return budget.evictableWeight();
+  }
+
+  private void index(Execution old, Execution next) {
+    if (old == null) {
+      order.put(next.id().value(), next.id());
+    }
+    if (next.state() == ExecutionState.DISPATCHED) {
+      dispatched.add(next.id());
+    } else if (old != null && old.state() == ExecutionState.DISPATCHED) {
+      dispatched.remove(next.id());
+    }
+  }
+
+  private void unindex(Execution e) {
+    order.remove(e.id().value());
+    dispatched.remove(e.id());
+  }
+
+  private static Transition withResult(Transition t, ResultRef ref) {
+    return new Transition(
+        t.id(),
+        t.expectedVersion(),
+        t.to(),
+        t.at(),
+        t.lease(),
+        t.clearLease(),
+        t.targetStatus(),
+        t.error(),
+        ref,
+        t.resultBytes(),
+        t.retainUntil(),
+        t.awaitingInput());
+  }
+
+  private static Execution touched(Execution e, Lease lease, boolean awaitingInput) {
+    return new Execution(
+        e.id(),
+        e.version() + 1,
+        e.matchKey(),
+        e.matchKind(),
+        e.actor(),
+        e.tool(),
+        e.toolClass(),
+        e.fingerprint(),
+        e.intentScope(),
+        e.state(),
+        e.timeline(),
+        e.holdUntil(),
+        e.retainUntil(),
+        lease,
+        e.targetStatus(),
+        e.error(),
+        e.result(),
+        awaitingInput,
+        e.summary());
+  }
+}
