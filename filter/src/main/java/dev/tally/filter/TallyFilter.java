@@ -170,7 +170,7 @@ public final class TallyFilter implements Filter {
       ExecutionStore s = store;
       AutoCloseable owned = null;
       if (s == null) {
-        s = Stores.open(settings, clock);
+        s = Stores.open(settings);
         owned = s;
       }
       ContractRegistry c = contracts != null ? contracts : ContractRegistry.defaults();
