@@ -64,7 +64,7 @@ final class RawMcp {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .POST(HttpRequest.BodyPublishers.ofString(body));
-    headers.forEach(b::header);
+    headers.forEach(b::setHeader);
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
