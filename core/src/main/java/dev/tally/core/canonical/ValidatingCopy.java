@@ -5,26 +5,36 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.canonical.CanonicalizationException.Code;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 /**
  * A deep copy of a tree that applies the checks of {@link Jcs} on the way: depth, lone surrogates,
  * non-finite and out-of-range numbers, non-JSON nodes. Numbers are rebuilt as {@link Jcs#parse}
- * would build them; immutable value nodes are shared. Recursion is bounded by the depth limit.
+ * would build them; immutable value nodes are shared. Iterative, like the reader and the writer.
  */
 final class ValidatingCopy {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final int maxDepth;
+  private final int openLevels;
   private final String prefix;
+
+  // Open containers: the source, its copy, and the member or element being copied.
+  private JsonNode[] sources = new JsonNode[8];
+  private JsonNode[] copies = new JsonNode[8];
+  private final List<Iterator<Map.Entry<String, JsonNode>>> members = new ArrayList<>();
   private String[] names = new String[8];
   private int[] indexes = new int[8];
   private int depth;
 
-  private ValidatingCopy(int maxDepth, String prefix) {
+  private ValidatingCopy(int maxDepth, String prefix, int openLevels) {
     this.maxDepth = maxDepth;
     this.prefix = prefix;
+    this.openLevels = openLevels;
   }
 
   /**
@@ -32,47 +42,99 @@ final class ValidatingCopy {
    * enclosing containers (0 for a root); errors name pointers below {@code pointer}.
    */
   static JsonNode of(JsonNode node, int maxDepth, String pointer, int openLevels) {
-    return new ValidatingCopy(maxDepth, pointer).copy(node, openLevels);
+    return new ValidatingCopy(maxDepth, pointer, openLevels).copy(node);
   }
 
-  private JsonNode copy(JsonNode n, int level) {
+  private JsonNode copy(JsonNode root) {
+    if (!root.isContainerNode()) {
+      return scalar(root);
+    }
+    JsonNode rootCopy = open(root);
+    while (depth > 0) {
+      int d = depth - 1;
+      JsonNode source = sources[d];
+      JsonNode v;
+      if (source.isObject()) {
+        Iterator<Map.Entry<String, JsonNode>> it = members.get(d);
+        if (!it.hasNext()) {
+          close();
+          continue;
+        }
+        Map.Entry<String, JsonNode> e = it.next();
+        if (Surrogates.lone(e.getKey()) >= 0) {
+          throw new CanonicalizationException(
+              Code.LONE_SURROGATE, pointer(d), "object member name contains a lone surrogate");
+        }
+        names[d] = e.getKey();
+        v = e.getValue();
+      } else {
+        int i = ++indexes[d];
+        if (i == source.size()) {
+          close();
+          continue;
+        }
+        v = source.get(i);
+      }
+      JsonNode c = v.isContainerNode() ? open(v) : scalar(v);
+      if (source.isObject()) {
+        ((ObjectNode) copies[d]).set(names[d], c);
+      } else {
+        ((ArrayNode) copies[d]).add(c);
+      }
+    }
+    return rootCopy;
+  }
+
+  private JsonNode open(JsonNode source) {
+    if (openLevels + depth >= maxDepth) {
+      throw new CanonicalizationException(
+          Code.TOO_DEEP, pointer(depth), "nesting deeper than " + maxDepth + " levels");
+    }
+    if (depth == sources.length) {
+      int n = depth * 2;
+      sources = Arrays.copyOf(sources, n);
+      copies = Arrays.copyOf(copies, n);
+      names = Arrays.copyOf(names, n);
+      indexes = Arrays.copyOf(indexes, n);
+    }
+    JsonNode copy = source.isObject() ? NODES.objectNode() : NODES.arrayNode(source.size());
+    sources[depth] = source;
+    copies[depth] = copy;
+    names[depth] = null;
+    indexes[depth] = -1;
+    Iterator<Map.Entry<String, JsonNode>> it =
+        source.isObject() ? source.properties().iterator() : null;
+    if (members.size() == depth) {
+      members.add(it);
+    } else {
+      members.set(depth, it);
+    }
+    depth++;
+    return copy;
+  }
+
+  private void close() {
+    depth--;
+    sources[depth] = null;
+    copies[depth] = null;
+    members.set(depth, null);
+  }
+
+  private JsonNode scalar(JsonNode n) {
     switch (n.getNodeType()) {
-      case OBJECT:
-        checkDepth(level);
-        ObjectNode o = NODES.objectNode();
-        for (Map.Entry<String, JsonNode> e : n.properties()) {
-          String name = e.getKey();
-          if (Surrogates.lone(name) >= 0) {
-            throw new CanonicalizationException(
-                Code.LONE_SURROGATE, pointer(), "object member name contains a lone surrogate");
-          }
-          push(name, 0);
-          o.set(name, copy(e.getValue(), level + 1));
-          depth--;
-        }
-        return o;
-      case ARRAY:
-        checkDepth(level);
-        ArrayNode a = NODES.arrayNode(n.size());
-        for (int i = 0, size = n.size(); i < size; i++) {
-          push(null, i);
-          a.add(copy(n.get(i), level + 1));
-          depth--;
-        }
-        return a;
       case STRING:
         int at = Surrogates.lone(n.textValue());
         if (at >= 0) {
           throw new CanonicalizationException(
               Code.LONE_SURROGATE,
-              pointer(),
+              pointer(depth),
               "string contains a lone surrogate (UTF-16 unit " + at + ")");
         }
         return n;
       case NUMBER:
         int problem = JsonNumbers.check(n);
         if (problem != JsonNumbers.OK) {
-          throw JsonNumbers.error(problem, pointer());
+          throw JsonNumbers.error(problem, pointer(depth));
         }
         return JsonNumbers.node(JsonNumbers.value(n));
       case BOOLEAN:
@@ -80,27 +142,12 @@ final class ValidatingCopy {
         return n;
       default:
         throw new CanonicalizationException(
-            Code.MALFORMED, pointer(), "a " + n.getNodeType() + " node is not a JSON value");
+            Code.MALFORMED, pointer(depth), "a " + n.getNodeType() + " node is not a JSON value");
     }
   }
 
-  private void checkDepth(int level) {
-    if (level >= maxDepth) {
-      throw new CanonicalizationException(
-          Code.TOO_DEEP, pointer(), "nesting deeper than " + maxDepth + " levels");
-    }
-  }
-
-  private void push(String name, int index) {
-    if (depth == names.length) {
-      names = Arrays.copyOf(names, depth * 2);
-      indexes = Arrays.copyOf(indexes, depth * 2);
-    }
-    names[depth] = name;
-    indexes[depth++] = index;
-  }
-
-  private String pointer() {
-    return prefix + JsonPointers.of(names, indexes, depth);
+  /** The pointer of the member or element being copied in each of the first {@code levels}. */
+  private String pointer(int levels) {
+    return prefix + JsonPointers.of(names, indexes, levels);
   }
 }

@@ -76,7 +76,7 @@ public final class ContractRegistry {
             base.resultRetention(),
             UnknownOutcomePolicy.defaultFor(c),
             null,
-            base.confirmationRequired(),
+            c != ToolClass.READ_ONLY && base.confirmationRequired(),
             c == ToolClass.READ_ONLY ? DisconnectBehaviour.CANCEL : base.onDisconnect()));
   }
 

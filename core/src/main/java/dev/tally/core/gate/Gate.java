@@ -110,6 +110,29 @@ public final class Gate implements AutoCloseable {
     return matcher.decide(call, id, null).exceptionally(Gate::storeFailure);
   }
 
+  /**
+   * Describes how the gate identifies {@code call} (actor, canonical record, fingerprint) without
+   * touching the store. Returns empty and hands the refusal to {@code refused} if invalid.
+   */
+  public java.util.Optional<Description> describe(
+      ToolCall call, java.util.function.Consumer<TallyError> refused) {
+    ToolContract contract = contracts.resolve(call.tool());
+    CallAnalyzer.Result analysis = analyzer.analyze(call, contract);
+    if (analysis instanceof CallAnalyzer.Refused r) {
+      refused.accept(r.error());
+      return java.util.Optional.empty();
+    }
+    Identity id = ((CallAnalyzer.Ok) analysis).identity();
+    return java.util.Optional.of(
+        new Description(
+            id.actor(),
+            contract.toolClass().wireName(),
+            id.canonical(),
+            id.fingerprint().render(),
+            id.idempotencyKey() != null ? "idempotency_key" : "fingerprint",
+            id.summary()));
+  }
+
   static Decision storeFailure(Throwable t) {
     return new Decision.Refuse(
         TallyError.of(

@@ -44,14 +44,25 @@ public final class MemoryExecutionStore implements ExecutionStore {
   /** How much of the bound is in use, in estimated bytes. */
   public record Usage(long pinnedBytes, long evictableBytes, long maxWeightBytes) {}
 
-  private MemoryExecutionStore(MemoryStoreOptions options) {
+  private MemoryExecutionStore(MemoryStoreOptions options, ExecutionTable table) {
     this.options = options;
-    this.table = ExecutionTable.bounded(options.maxResultBytes(), options.maxWeightBytes());
+    this.table = table;
   }
 
   /** A new, empty store. */
   public static MemoryExecutionStore create(MemoryStoreOptions options) {
-    return new MemoryExecutionStore(Objects.requireNonNull(options, "options"));
+    Objects.requireNonNull(options, "options");
+    return new MemoryExecutionStore(
+        options, ExecutionTable.bounded(options.maxResultBytes(), options.maxWeightBytes()));
+  }
+
+  /** A store over a given table (tests replay one table into another to test recovery). */
+  static MemoryExecutionStore over(MemoryStoreOptions options, ExecutionTable table) {
+    return new MemoryExecutionStore(options, table);
+  }
+
+  ExecutionTable table() {
+    return table;
   }
 
   /** A new, empty store with {@link MemoryStoreOptions#defaults()}. */

@@ -4,7 +4,7 @@ import static dev.tally.core.testing.Stages.await;
 import static dev.tally.core.testing.Stages.failure;
 import static dev.tally.core.testing.Stages.storeCode;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
@@ -477,10 +477,9 @@ public abstract class ExecutionStoreContract {
   @Test
   void lapsedListsOnlyDispatchedWithExpiredLeasesOldestFirst() {
     Execution oldest = dispatched(candidate(), Duration.ofSeconds(10));
-    Execution alive = dispatched(candidate(), Duration.ofMinutes(10));
+    dispatched(candidate(), Duration.ofMinutes(10));
     Execution newer = dispatched(candidate(), Duration.ofSeconds(10));
-    Execution unknown =
-        move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.OUTCOME_UNKNOWN);
+    move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.OUTCOME_UNKNOWN);
     Execution accepted = claimed(candidate());
     await(
         store.touch(
@@ -488,8 +487,7 @@ public abstract class ExecutionStoreContract {
             accepted.version(),
             new Lease("owner-a", clock.instant().plus(Duration.ofSeconds(1))),
             false));
-    Execution completed =
-        move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.COMPLETED);
+    move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.COMPLETED);
 
     clock.advance(Duration.ofMinutes(1));
     List<Execution> lapsed = await(store.lapsed(clock.instant(), 100));
@@ -498,9 +496,6 @@ public abstract class ExecutionStoreContract {
     assertThat(await(store.lapsed(clock.instant(), 1)))
         .extracting(Execution::id)
         .containsExactly(oldest.id());
-    assertThat(List.of(alive, unknown, completed))
-        .extracting(Execution::id)
-        .doesNotContainAnyElementsOf(lapsed.stream().map(Execution::id).toList());
   }
 
   // ---- awaitChange ---------------------------------------------------------------------------
@@ -611,18 +606,16 @@ public abstract class ExecutionStoreContract {
   @Test
   void purgeRemovesOnlyRecordsPastRetentionThatNoLongerHold() {
     Execution failed = reach(ExecutionState.FAILED, candidate().retainFor(Duration.ofHours(1)));
-    Execution delivered =
-        walk(
-            dispatched(
-                candidate().kind(MatchKind.FINGERPRINT).retainFor(Duration.ofHours(1)),
-                Duration.ofSeconds(30)),
-            List.of());
-    delivered =
+    Execution fpDispatched =
+        dispatched(
+            candidate().kind(MatchKind.FINGERPRINT).retainFor(Duration.ofHours(1)),
+            Duration.ofSeconds(30));
+    Execution completed =
         await(
             store.transition(
-                Transition.to(delivered, ExecutionState.COMPLETED, clock.instant())
+                Transition.to(fpDispatched, ExecutionState.COMPLETED, clock.instant())
                     .withResult(bytes("{\"content\":[]}"), false)));
-    delivered = move(delivered, ExecutionState.DELIVERED);
+    Execution delivered = move(completed, ExecutionState.DELIVERED);
     Execution stillHolding =
         reach(
             ExecutionState.DELIVERED,
@@ -715,7 +708,7 @@ public abstract class ExecutionStoreContract {
 
   private void reopenOrSkip() throws Exception {
     ExecutionStore again = reopen(store, clock);
-    assumeThat(again).as("store keeps nothing across a restart").isNotNull();
+    assumeTrue(again != null, "the store keeps nothing across a restart");
     store = again;
   }
 

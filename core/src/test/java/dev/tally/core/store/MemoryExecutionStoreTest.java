@@ -57,7 +57,7 @@ class MemoryExecutionStoreTest extends ExecutionStoreContract {
             candidate().kind(MatchKind.FINGERPRINT).holdFor(day)));
 
     List<Execution> released = new ArrayList<>();
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < 150; i++) {
       released.add(
           reach(i % 2 == 0 ? ExecutionState.FAILED : ExecutionState.CANCELLED, candidate()));
       released.add(reach(ExecutionState.DELIVERED, candidate().kind(MatchKind.FINGERPRINT)));

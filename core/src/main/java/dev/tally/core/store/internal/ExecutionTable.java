@@ -1,11 +1,8 @@
 package dev.tally.core.store.internal;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
-import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.ResultRef;
 import dev.tally.core.execution.Transition;
@@ -18,14 +15,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.function.Consumer;
 
 /**
@@ -51,8 +45,7 @@ public final class ExecutionTable {
   private final ConcurrentMap<ExecutionId, Slot> slots;
   private final Budget budget;
   private final ConcurrentHashMap<String, ExecutionId> holders = new ConcurrentHashMap<>();
-  private final ConcurrentSkipListMap<String, ExecutionId> order = new ConcurrentSkipListMap<>();
-  private final ConcurrentSkipListSet<ExecutionId> dispatched = new ConcurrentSkipListSet<>();
+  private final Indexes indexes = new Indexes();
   private final Waiters waiters = new Waiters();
 
   /**
@@ -76,18 +69,7 @@ public final class ExecutionTable {
         throw new IllegalArgumentException(
             "maxWeightBytes: " + maxWeightBytes + " (expected: a positive number of bytes)");
       }
-      Cache<ExecutionId, Slot> cache =
-          Caffeine.newBuilder()
-              .maximumWeight(maxWeightBytes)
-              .weigher((ExecutionId id, Slot s) -> PinningBudget.cacheWeight(s))
-              .evictionListener(
-                  (ExecutionId id, Slot s, RemovalCause cause) -> {
-                    if (s != null) {
-                      unindex(s.execution());
-                    }
-                  })
-              .executor(Runnable::run)
-              .build();
+      Cache<ExecutionId, Slot> cache = PinningBudget.newCache(maxWeightBytes, indexes::remove);
       this.slots = cache.asMap();
       this.budget = new PinningBudget(cache, maxWeightBytes);
     }
@@ -159,7 +141,7 @@ public final class ExecutionTable {
                 StoreException.Code.CORRUPT, "execution " + id + " already exists");
           }
           budget.admit(slot);
-          index(null, e);
+          indexes.update(null, e);
           return slot;
         });
   }
@@ -200,15 +182,16 @@ public final class ExecutionTable {
             kept = fits ? t.resultBytes().clone() : null;
             bytes = kept;
             boolean isError = t.result() != null && t.result().isError();
-            effective = withResult(t, new ResultRef(size, fits, isError));
+            effective = Records.withResult(t, new ResultRef(size, fits, isError));
           } else if (t.result() != null && t.result().retained() && bytes == null) {
             effective =
-                withResult(t, new ResultRef(t.result().bytes(), false, t.result().isError()));
+                Records.withResult(
+                    t, new ResultRef(t.result().bytes(), false, t.result().isError()));
           }
           Execution next = current.apply(effective);
           Slot slot = Slot.of(next, bytes);
           budget.replaced(old, slot);
-          index(current, next);
+          indexes.update(current, next);
           out[0] = new Stored(next, kept);
           return slot;
         });
@@ -223,7 +206,7 @@ public final class ExecutionTable {
     slots.compute(
         id,
         (k, old) -> {
-          Execution next = touched(check(k, old, expectedVersion), lease, awaitingInput);
+          Execution next = Records.touched(check(k, old, expectedVersion), lease, awaitingInput);
           Slot slot = Slot.of(next, old.result());
           budget.replaced(old, slot);
           out[0] = next;
@@ -280,45 +263,19 @@ public final class ExecutionTable {
   public List<Execution> lapsed(Instant now, int limit) {
     Objects.requireNonNull(now, "now");
     checkLimit(limit);
-    List<Execution> out = new ArrayList<>();
-    for (ExecutionId id : dispatched) {
-      if (out.size() >= limit) {
-        break;
-      }
-      Slot s = slots.get(id);
-      if (s != null
-          && s.execution().state() == ExecutionState.DISPATCHED
-          && s.execution().leaseLapsed(now)) {
-        out.add(s.execution());
-      }
-    }
-    return out;
+    return indexes.lapsed(now, limit, this::current);
   }
 
   /**
    * See {@link ExecutionStore#list}: newest (highest id) first; {@code next} is null at the end.
    */
   public Page list(ExecutionQuery query) {
-    Objects.requireNonNull(query, "query");
-    Map<String, ExecutionId> newestFirst =
-        query.before() == null
-            ? order.descendingMap()
-            : order.headMap(query.before(), false).descendingMap();
-    List<Execution> items = new ArrayList<>(Math.min(query.limit(), 64));
-    boolean more = false;
-    for (ExecutionId id : newestFirst.values()) {
-      Slot s = slots.get(id);
-      if (s == null || !query.matches(s.execution())) {
-        continue;
-      }
-      if (items.size() == query.limit()) {
-        more = true;
-        break;
-      }
-      items.add(s.execution());
-    }
-    String next = more ? items.get(items.size() - 1).id().value() : null;
-    return new Page(items, next);
+    return indexes.list(Objects.requireNonNull(query, "query"), this::current);
+  }
+
+  private Execution current(ExecutionId id) {
+    Slot s = slots.get(id);
+    return s == null ? null : s.execution();
   }
 
   /**
@@ -329,7 +286,7 @@ public final class ExecutionTable {
     Objects.requireNonNull(now, "now");
     checkLimit(limit);
     List<Execution> removed = new ArrayList<>();
-    for (ExecutionId id : order.values()) {
+    for (ExecutionId id : indexes.oldestFirst()) {
       if (removed.size() >= limit) {
         break;
       }
@@ -377,7 +334,7 @@ public final class ExecutionTable {
                       : null;
           Slot slot = Slot.of(e, bytes);
           budget.replaced(old, slot);
-          index(old == null ? null : old.execution(), e);
+          indexes.update(old == null ? null : old.execution(), e);
           return slot;
         });
     holders.compute(e.matchKey(), (key, current) -> holderAfterRestore(e, current));
@@ -418,7 +375,7 @@ public final class ExecutionTable {
             return old;
           }
           budget.replaced(old, null);
-          unindex(old.execution());
+          indexes.remove(old.execution());
           out[0] = old.execution();
           return null;
         });
@@ -455,60 +412,5 @@ public final class ExecutionTable {
   /** Estimated bytes held by evictable records (zero for an unbounded table). */
   public long evictableWeight() {
     return budget.evictableWeight();
-  }
-
-  private void index(Execution old, Execution next) {
-    if (old == null) {
-      order.put(next.id().value(), next.id());
-    }
-    if (next.state() == ExecutionState.DISPATCHED) {
-      dispatched.add(next.id());
-    } else if (old != null && old.state() == ExecutionState.DISPATCHED) {
-      dispatched.remove(next.id());
-    }
-  }
-
-  private void unindex(Execution e) {
-    order.remove(e.id().value());
-    dispatched.remove(e.id());
-  }
-
-  private static Transition withResult(Transition t, ResultRef ref) {
-    return new Transition(
-        t.id(),
-        t.expectedVersion(),
-        t.to(),
-        t.at(),
-        t.lease(),
-        t.clearLease(),
-        t.targetStatus(),
-        t.error(),
-        ref,
-        t.resultBytes(),
-        t.retainUntil(),
-        t.awaitingInput());
-  }
-
-  private static Execution touched(Execution e, Lease lease, boolean awaitingInput) {
-    return new Execution(
-        e.id(),
-        e.version() + 1,
-        e.matchKey(),
-        e.matchKind(),
-        e.actor(),
-        e.tool(),
-        e.toolClass(),
-        e.fingerprint(),
-        e.intentScope(),
-        e.state(),
-        e.timeline(),
-        e.holdUntil(),
-        e.retainUntil(),
-        lease,
-        e.targetStatus(),
-        e.error(),
-        e.result(),
-        awaitingInput,
-        e.summary());
   }
 }

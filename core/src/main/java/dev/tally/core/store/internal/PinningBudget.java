@@ -1,10 +1,14 @@
 package dev.tally.core.store.internal;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Policy;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.store.StoreException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * A {@link Budget} over a Caffeine cache whose pinned entries weigh zero (so size-based eviction
@@ -36,8 +40,22 @@ final class PinningBudget implements Budget {
     this.maximum = maxWeight;
   }
 
-  static int cacheWeight(Slot slot) {
-    return slot.pinned() ? 0 : slot.weight();
+  /**
+   * A cache bounded to {@code maxWeight} in which pinned slots weigh zero; evictions run on the
+   * writing thread and report the evicted record to {@code onEvict} inside the atomic removal.
+   */
+  static Cache<ExecutionId, Slot> newCache(long maxWeight, Consumer<Execution> onEvict) {
+    return Caffeine.newBuilder()
+        .maximumWeight(maxWeight)
+        .weigher((ExecutionId id, Slot s) -> s.pinned() ? 0 : s.weight())
+        .evictionListener(
+            (ExecutionId id, Slot s, RemovalCause cause) -> {
+              if (s != null) {
+                onEvict.accept(s.execution());
+              }
+            })
+        .executor(Runnable::run)
+        .build();
   }
 
   @Override

@@ -1,0 +1,184 @@
+package dev.tally.core.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.actor.ActorConfig;
+import dev.tally.core.actor.ActorResolvers;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the small core sections. Each reader records its problems and returns the section's default
+ * when the section is invalid (the caller throws once everything has been read).
+ */
+final class CoreSections {
+  private static final Pattern ARGUMENT = Pattern.compile("[^\\p{Cntrl}]{1,128}");
+  private static final String HEADER_EXPECTED = "an HTTP header name like X-Forwarded-User";
+
+  private CoreSections() {}
+
+  static ActorConfig actor(ConfigSection s) {
+    s.allowKeys("mode", "header", "claim", "value");
+    int before = s.problemCount();
+    ActorConfig.Mode mode = s.choice("mode", ActorConfig.Mode.TOKEN_HASH, ActorConfig.Mode.class);
+    String header = s.string("header", null, ActorConfig::isHeaderName, HEADER_EXPECTED);
+    String claim =
+        s.string(
+            "claim",
+            null,
+            ActorConfig::isClaim,
+            "a claim name like sub, or a pointer like /user/id");
+    String value =
+        s.string(
+            "value",
+            null,
+            ActorResolvers::isValidActor,
+            "1-" + ActorResolvers.MAX_ACTOR_LENGTH + " printable characters");
+    String modeName = "mode is " + mode.wireName();
+    if (claim != null && mode != ActorConfig.Mode.JWT_CLAIM) {
+      s.problem("claim", "only used with mode jwt_claim (" + modeName + ")");
+    }
+    if (value != null && mode != ActorConfig.Mode.FIXED) {
+      s.problem("value", "only used with mode fixed (" + modeName + ")");
+    }
+    switch (mode) {
+      case TOKEN_HASH -> header = header == null ? ActorConfig.DEFAULT_HEADER : header;
+      case JWT_CLAIM -> {
+        header = header == null ? ActorConfig.DEFAULT_HEADER : header;
+        claim = claim == null ? ActorConfig.DEFAULT_CLAIM : claim;
+      }
+      case HEADER -> {
+        if (!s.has("header")) {
+          s.problem(
+              "header", "missing (expected: " + HEADER_EXPECTED + ", required with mode header)");
+        } else if (ActorConfig.isCredentialHeader(header)) {
+          s.problemShown(
+              "header",
+              header,
+              "a header that carries no credentials; use mode token_hash to identify by token");
+        }
+      }
+      case FIXED -> {
+        if (header != null) {
+          s.problem(
+              "header", "only used with modes token_hash, header and jwt_claim (" + modeName + ")");
+        }
+        if (!s.has("value")) {
+          s.problem("value", "missing (expected: the actor name, required with mode fixed)");
+        }
+      }
+    }
+    if (s.problemCount() != before) {
+      return ActorConfig.DEFAULT;
+    }
+    return new ActorConfig(mode, header, claim, value);
+  }
+
+  static IdempotencyConfig idempotency(ConfigSection s) {
+    s.allowKeys("argument", "header");
+    return new IdempotencyConfig(
+        s.string(
+            "argument",
+            IdempotencyConfig.DEFAULT_ARGUMENT,
+            a -> ARGUMENT.matcher(a).matches() && !a.isBlank(),
+            "an argument name of 1-128 characters"),
+        s.string(
+            "header",
+            IdempotencyConfig.DEFAULT_HEADER,
+            ActorConfig::isHeaderName,
+            HEADER_EXPECTED));
+  }
+
+  static IntentScopeConfig intentScope(ConfigSection s, IdempotencyConfig idempotency) {
+    s.allowKeys("header");
+    String header =
+        s.string(
+            "header", IntentScopeConfig.DEFAULT_HEADER, ActorConfig::isHeaderName, HEADER_EXPECTED);
+    if (header.equalsIgnoreCase(idempotency.header())) {
+      s.problemShown("header", header, "a header other than idempotency.header");
+    }
+    return new IntentScopeConfig(header);
+  }
+
+  static LimitsConfig limits(ConfigSection s) {
+    s.allowKeys("maxRequestBytes", "maxJsonDepth", "maxResultBytes");
+    long request =
+        s.bytes(
+            "maxRequestBytes",
+            (long) LimitsConfig.DEFAULT_MAX_REQUEST_BYTES,
+            LimitsConfig.MIN_REQUEST_BYTES,
+            LimitsConfig.MAX_REQUEST_BYTES);
+    int depth =
+        s.integer(
+            "maxJsonDepth", LimitsConfig.DEFAULT_MAX_JSON_DEPTH, 1, LimitsConfig.MAX_JSON_DEPTH);
+    long result =
+        s.bytes(
+            "maxResultBytes",
+            (long) LimitsConfig.DEFAULT_MAX_RESULT_BYTES,
+            0,
+            LimitsConfig.MAX_RESULT_BYTES);
+    return new LimitsConfig((int) request, depth, (int) result);
+  }
+
+  static LeaseConfig lease(ConfigSection s) {
+    s.allowKeys("duration", "heartbeat");
+    Duration duration =
+        s.duration(
+            "duration", LeaseConfig.DEFAULT_DURATION, Duration.ofSeconds(1), Duration.ofHours(1));
+    Duration heartbeat =
+        s.duration(
+            "heartbeat",
+            LeaseConfig.DEFAULT_HEARTBEAT,
+            Duration.ofMillis(100),
+            Duration.ofHours(1));
+    if (heartbeat.compareTo(duration) >= 0) {
+      if (s.has("heartbeat")) {
+        s.problemShown(
+            "heartbeat",
+            ConfigValues.formatDuration(heartbeat),
+            "shorter than lease.duration " + ConfigValues.formatDuration(duration));
+      } else {
+        s.problemShown(
+            "duration",
+            ConfigValues.formatDuration(duration),
+            "longer than lease.heartbeat " + ConfigValues.formatDuration(heartbeat));
+      }
+      return LeaseConfig.DEFAULT;
+    }
+    return new LeaseConfig(duration, heartbeat);
+  }
+
+  static HmacConfig hmac(ConfigSection s) {
+    s.allowKeys("keyFile");
+    String file = s.string("keyFile", null, CoreSections::isPath, "a file path");
+    return file == null ? HmacConfig.DEFAULT : new HmacConfig(Path.of(file));
+  }
+
+  static StoreConfig store(ConfigSection root) {
+    if (!root.has("store")) {
+      return StoreConfig.DEFAULT;
+    }
+    JsonNode v = root.raw("store");
+    String problem = v.isTextual() ? StoreConfig.problem(v.asText()) : "a string";
+    if (problem != null) {
+      String shown =
+          v.isTextual() ? Problems.sanitize(StoreConfig.redact(v.asText())) : Problems.show("", v);
+      root.problemShown("store", shown, problem);
+      return StoreConfig.DEFAULT;
+    }
+    return new StoreConfig(v.asText());
+  }
+
+  private static boolean isPath(String s) {
+    if (s.isBlank()) {
+      return false;
+    }
+    try {
+      Path.of(s);
+      return true;
+    } catch (InvalidPathException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package dev.tally.core.config;
+
+import dev.tally.core.gate.GateOptions;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long a dispatched execution's owner holds it without a heartbeat before it becomes {@code
+ * outcome_unknown} (ARCHITECTURE.md §5).
+ *
+ * @param duration lease length
+ * @param heartbeat renewal interval, shorter than {@code duration}
+ */
+public record LeaseConfig(Duration duration, Duration heartbeat) {
+  public static final Duration DEFAULT_DURATION = GateOptions.DEFAULT_LEASE;
+  public static final Duration DEFAULT_HEARTBEAT = GateOptions.DEFAULT_HEARTBEAT;
+  public static final LeaseConfig DEFAULT = new LeaseConfig(DEFAULT_DURATION, DEFAULT_HEARTBEAT);
+
+  public LeaseConfig {
+    Objects.requireNonNull(duration, "duration");
+    Objects.requireNonNull(heartbeat, "heartbeat");
+    if (heartbeat.compareTo(duration) >= 0) {
+      throw new IllegalArgumentException("lease.heartbeat: expected shorter than lease.duration");
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.tally.core.store.internal;
+
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.store.ExecutionQuery;
+import dev.tally.core.store.Page;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.function.Function;
+
+/**
+ * Sorted indexes over the table's records: every id in id order (ULIDs sort by time) and the ids of
+ * dispatched records. Updated inside the table's atomic per-record sections; readers look each id
+ * up again and skip those that moved on or went away, so a momentarily stale index is harmless.
+ */
+final class Indexes {
+  private final ConcurrentSkipListMap<String, ExecutionId> order = new ConcurrentSkipListMap<>();
+  private final ConcurrentSkipListSet<ExecutionId> dispatched = new ConcurrentSkipListSet<>();
+
+  /** Records {@code next}, which replaced {@code old} (null for a new record). */
+  void update(Execution old, Execution next) {
+    if (old == null) {
+      order.put(next.id().value(), next.id());
+    }
+    if (next.state() == ExecutionState.DISPATCHED) {
+      dispatched.add(next.id());
+    } else if (old != null && old.state() == ExecutionState.DISPATCHED) {
+      dispatched.remove(next.id());
+    }
+  }
+
+  /** Forgets a removed record. */
+  void remove(Execution e) {
+    order.remove(e.id().value());
+    dispatched.remove(e.id());
+  }
+
+  /** Every id, oldest first (weakly consistent). */
+  Iterable<ExecutionId> oldestFirst() {
+    return order.values();
+  }
+
+  /** Dispatched records whose lease lapsed at {@code now}, oldest first, at most {@code limit}. */
+  List<Execution> lapsed(Instant now, int limit, Function<ExecutionId, Execution> lookup) {
+    List<Execution> out = new ArrayList<>();
+    for (ExecutionId id : dispatched) {
+      if (out.size() >= limit) {
+        break;
+      }
+      Execution e = lookup.apply(id);
+      if (e != null && e.state() == ExecutionState.DISPATCHED && e.leaseLapsed(now)) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A page of records matching {@code query}, newest first. One more match is looked for, so {@code
+   * next} is null exactly when no further page exists.
+   */
+  Page list(ExecutionQuery query, Function<ExecutionId, Execution> lookup) {
+    Map<String, ExecutionId> newestFirst =
+        query.before() == null
+            ? order.descendingMap()
+            : order.headMap(query.before(), false).descendingMap();
+    List<Execution> items = new ArrayList<>(Math.min(query.limit(), 64));
+    boolean more = false;
+    for (ExecutionId id : newestFirst.values()) {
+      Execution e = lookup.apply(id);
+      if (e == null || !query.matches(e)) {
+        continue;
+      }
+      if (items.size() == query.limit()) {
+        more = true;
+        break;
+      }
+      items.add(e);
+    }
+    return new Page(items, more ? items.get(items.size() - 1).id().value() : null);
+  }
+}

@@ -1,0 +1,365 @@
+package dev.tally.core.store.journal;
+
+import dev.tally.core.store.StoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The journal's single writer thread: it drains a queue of records, writes all that are pending as
+ * one frame, forces the file once, and only then completes their stages (group commit). Callers
+ * only enqueue; they never wait for, or run, a write or an fsync.
+ *
+ * <p>After a failed write or fsync every stage not yet durable fails with {@link
+ * StoreException.Code#UNAVAILABLE} and so does every later one: the journal stops writing until it
+ * is reopened (fail closed). Stages complete on the writer thread, so dependent actions must not
+ * block.
+ */
+final class GroupWriter {
+  private static final System.Logger LOG = System.getLogger(JournalExecutionStore.class.getName());
+  private static final int KEEP_BUFFER_BYTES = 1 << 20;
+
+  /** Work for the writer: a record, or a control action run after the group it ends. */
+  private record Pending(JournalEntry entry, CompletableFuture<Void> done, Runnable control) {}
+
+  /** Called on the writer thread after each group (compaction decides whether to start). */
+  interface AfterGroup {
+    void afterGroup(GroupWriter writer);
+  }
+
+  private final JournalDir dir;
+  private final int maxGroupRecords;
+  private final int maxGroupBytes;
+  private final long maxGroupDelayNanos;
+  private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+  private final FrameBuffer frame;
+  private final LiveBytes live;
+  private final AtomicLong closedBytes;
+  private final Thread thread;
+  private volatile AfterGroup afterGroup = w -> {};
+
+  // Writer-thread state.
+  private FileChannel segment;
+  private long segmentSeq;
+  private long segmentSize;
+  private boolean stopRequested;
+
+  // Published to other threads.
+  private volatile IOException failure;
+  private volatile StoreException unavailable;
+  private volatile boolean stopped;
+  private volatile long fsyncs;
+  private volatile long recordsWritten;
+  private volatile long bytesWritten;
+
+  GroupWriter(
+      JournalDir dir,
+      JournalOptions options,
+      FileChannel segment,
+      long segmentSeq,
+      long segmentSize,
+      long closedBytes,
+      LiveBytes live) {
+    this.dir = dir;
+    this.maxGroupRecords = options.maxGroupRecords();
+    this.maxGroupBytes = options.maxGroupBytes();
+    this.maxGroupDelayNanos = options.maxGroupDelay().toNanos();
+    this.segment = segment;
+    this.segmentSeq = segmentSeq;
+    this.segmentSize = segmentSize;
+    this.closedBytes = new AtomicLong(closedBytes);
+    this.live = live;
+    this.frame = new FrameBuffer(64 * 1024);
+    this.thread = new Thread(this::run, "tally-journal-writer");
+    thread.setDaemon(true);
+  }
+
+  void start(AfterGroup hook) {
+    this.afterGroup = hook;
+    thread.start();
+  }
+
+  // ---- callers ---------------------------------------------------------------------------------
+
+  /**
+   * Enqueues a record; the stage completes once it is durable. Records of one execution must be
+   * appended in the order they were applied (the store holds a per-id lock around both).
+   */
+  CompletableFuture<Void> append(JournalEntry entry) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    enqueue(new Pending(entry, done, null));
+    return done;
+  }
+
+  /** Runs {@code action} on the writer thread after everything queued before it is durable. */
+  CompletableFuture<Void> control(Runnable action) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    enqueue(
+        new Pending(
+            null,
+            done,
+            () -> {
+              action.run();
+              done.complete(null);
+            }));
+    return done;
+  }
+
+  private void enqueue(Pending p) {
+    if (stopped) {
+      fail(p, closedError());
+      return;
+    }
+    queue.add(p);
+    if (stopped) {
+      drain(closedError());
+    }
+  }
+
+  /** Writes what is queued, then stops the writer and closes the segment; waits for it. */
+  void stop() {
+    if (Thread.currentThread() == thread) {
+      stopRequested = true; // closed from a stage completed here: the loop ends after this group
+      return;
+    }
+    if (!stopped && thread.isAlive()) {
+      control(() -> stopRequested = true);
+      join();
+    }
+    stopped = true;
+    drain(closedError());
+  }
+
+  /** Stops at once without writing what is queued, as a crash would (tests). */
+  void halt() {
+    thread.interrupt();
+    join();
+    stopped = true;
+    drain(closedError());
+  }
+
+  private void join() {
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  boolean isWritable() {
+    return failure == null && !stopped;
+  }
+
+  long fsyncs() {
+    return fsyncs;
+  }
+
+  long recordsWritten() {
+    return recordsWritten;
+  }
+
+  long bytesWritten() {
+    return bytesWritten;
+  }
+
+  // ---- writer thread ---------------------------------------------------------------------------
+
+  private void run() {
+    List<Pending> group = new ArrayList<>();
+    try {
+      while (!stopRequested) {
+        group.clear();
+        writeGroup(queue.take(), group);
+      }
+    } catch (InterruptedException e) {
+      for (Pending p : group) {
+        fail(p, closedError());
+      }
+    } finally {
+      stopped = true;
+      drain(closedError());
+      JournalDir.closeQuietly(segment);
+    }
+  }
+
+  private void writeGroup(Pending first, List<Pending> group) throws InterruptedException {
+    frame.begin();
+    int records = 0;
+    long deadline = maxGroupDelayNanos > 0 ? System.nanoTime() + maxGroupDelayNanos : 0;
+    Pending p = first;
+    while (true) {
+      group.add(p);
+      if (p.entry() != null) {
+        records++;
+        encode(p.entry());
+      }
+      if (p.control() != null
+          || records >= maxGroupRecords
+          || frame.payloadSize() >= maxGroupBytes) {
+        break;
+      }
+      p = queue.poll();
+      if (p == null && deadline != 0) {
+        long left = deadline - System.nanoTime();
+        p = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+      }
+      if (p == null) {
+        break;
+      }
+    }
+    if (records > 0 && failure == null) {
+      write(records);
+    }
+    StoreException error = unavailable;
+    for (Pending q : group) {
+      if (error != null && q.control() == null) {
+        fail(q, error);
+      } else if (q.control() != null) {
+        runControl(q);
+      } else if (q.done() != null) {
+        q.done().complete(null);
+      }
+    }
+    frame.shrinkTo(KEEP_BUFFER_BYTES);
+    if (failure == null && !stopRequested) {
+      try {
+        afterGroup.afterGroup(this);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "journal: after-group action failed: " + e);
+      }
+    }
+  }
+
+  private void encode(JournalEntry entry) {
+    if (failure != null) {
+      return;
+    }
+    int mark = frame.size();
+    try {
+      RecordCodec.encode(entry, frame);
+    } catch (IOException | RuntimeException e) {
+      frame.truncate(mark);
+      failed(new IOException("cannot encode a record of " + entry.id(), e));
+      return;
+    }
+    if (entry instanceof JournalEntry.Put put) {
+      int resultBytes = put.result() == null ? 0 : put.result().length;
+      live.put(put.execution(), frame.size() - mark - resultBytes, put.result());
+    } else {
+      live.remove(entry.id());
+    }
+  }
+
+  private void write(int records) {
+    frame.finish();
+    try {
+      JournalDir.writeFully(segment, ByteBuffer.wrap(frame.array(), 0, frame.size()), segmentSize);
+      segment.force(true);
+    } catch (IOException e) {
+      failed(e);
+      return;
+    }
+    segmentSize += frame.size();
+    fsyncs++;
+    recordsWritten += records;
+    bytesWritten += frame.size();
+  }
+
+  private void runControl(Pending q) {
+    try {
+      q.control().run();
+    } catch (RuntimeException e) {
+      q.done().completeExceptionally(e);
+    }
+  }
+
+  private void failed(IOException e) {
+    if (failure != null) {
+      return;
+    }
+    failure = e;
+    unavailable =
+        new StoreException(
+            StoreException.Code.UNAVAILABLE,
+            "the journal in "
+                + dir.path()
+                + " cannot write ("
+                + e
+                + "); it stays read-only until"
+                + " reopened",
+            e);
+    LOG.log(
+        System.Logger.Level.ERROR,
+        "journal write to "
+            + dir.segment(segmentSeq)
+            + " at byte "
+            + segmentSize
+            + " failed; the store refuses writes until it is reopened: "
+            + e);
+  }
+
+  /** Marks the store unwritable from outside a group (a failed roll); writer thread only. */
+  void failedOnWriter(IOException e) {
+    failed(e);
+  }
+
+  /** The bytes of the journal files, including the segment being written; writer thread only. */
+  long logBytes() {
+    return closedBytes.get() + segmentSize;
+  }
+
+  /** The estimated bytes of the live records once compacted; writer thread only. */
+  long liveBytes() {
+    return live.total();
+  }
+
+  /** Adjusts the size of the closed files after a compaction replaced some. */
+  void closedFilesChanged(long delta) {
+    closedBytes.addAndGet(delta);
+  }
+
+  /**
+   * Closes the current segment and continues in a new one; returns the sequence of the closed
+   * segment, whose records are all durable. Writer thread only.
+   */
+  long roll() throws IOException {
+    long closed = segmentSeq;
+    FileChannel next = dir.create(dir.segment(closed + 1), JournalFormat.KIND_SEGMENT, closed + 1);
+    JournalDir.closeQuietly(segment);
+    closedBytes.addAndGet(segmentSize);
+    segment = next;
+    segmentSeq = closed + 1;
+    segmentSize = JournalFormat.HEADER_BYTES;
+    return closed;
+  }
+
+  private void drain(StoreException error) {
+    Pending p;
+    while ((p = queue.poll()) != null) {
+      fail(p, error);
+    }
+  }
+
+  private static void fail(Pending p, StoreException error) {
+    if (p.done() != null) {
+      p.done().completeExceptionally(error);
+    }
+  }
+
+  private StoreException closedError() {
+    return new StoreException(
+        StoreException.Code.CLOSED, "the journal store in " + dir.path() + " is closed");
+  }
+}

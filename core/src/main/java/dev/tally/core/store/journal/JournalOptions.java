@@ -1,0 +1,120 @@
+package dev.tally.core.store.journal;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Objects;
+
+/**
+ * Frozen options of a {@link JournalExecutionStore}. Start from {@link #defaults(Path)} and replace
+ * what differs with the {@code with…} methods; every value is checked here, and a bad one is
+ * refused with a message naming the option ({@code store.journal.*}).
+ *
+ * @param dir the journal directory (created if missing); one store at a time may open it
+ * @param maxResultBytes results larger than this are not stored (see {@link
+ *     dev.tally.core.store.ExecutionStore#maxResultBytes()})
+ * @param clock the time used for the transitions written at start ({@code dispatched ->
+ *     outcome_unknown})
+ * @param compactMinBytes compaction starts only when the journal is larger than this
+ * @param compactRatio ... and larger than this many times the estimated size of its live records
+ * @param maxGroupRecords at most this many records share one write and one fsync
+ * @param maxGroupBytes a group stops growing once its records take this many bytes
+ * @param maxGroupDelay how long the writer waits for more records before it writes a group that is
+ *     not full; zero (the default) writes at once, and groups still form from the records that
+ *     arrive while the previous fsync runs
+ */
+public record JournalOptions(
+    Path dir,
+    int maxResultBytes,
+    InstantSource clock,
+    long compactMinBytes,
+    double compactRatio,
+    int maxGroupRecords,
+    int maxGroupBytes,
+    Duration maxGroupDelay) {
+
+  public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
+  public static final long DEFAULT_COMPACT_MIN_BYTES = 4L << 20;
+  public static final double DEFAULT_COMPACT_RATIO = 2.0;
+  public static final int DEFAULT_MAX_GROUP_RECORDS = 1024;
+  public static final int DEFAULT_MAX_GROUP_BYTES = 4 << 20;
+  public static final Duration DEFAULT_MAX_GROUP_DELAY = Duration.ZERO;
+
+  public JournalOptions {
+    Objects.requireNonNull(dir, "store.journal.dir");
+    Objects.requireNonNull(clock, "store.journal.clock");
+    Objects.requireNonNull(maxGroupDelay, "store.journal.maxGroupDelay");
+    if (maxResultBytes < 0) {
+      throw bad("maxResultBytes", maxResultBytes, "zero or more bytes");
+    }
+    if (compactMinBytes < 0) {
+      throw bad("compactMinBytes", compactMinBytes, "zero or more bytes");
+    }
+    if (!(compactRatio >= 1.0) || Double.isInfinite(compactRatio)) {
+      throw bad("compactRatio", compactRatio, "a finite number of at least 1.0");
+    }
+    if (maxGroupRecords < 1) {
+      throw bad("maxGroupRecords", maxGroupRecords, "at least 1");
+    }
+    if (maxGroupBytes < 1) {
+      throw bad("maxGroupBytes", maxGroupBytes, "at least 1 byte");
+    }
+    if (maxGroupDelay.isNegative() || maxGroupDelay.compareTo(Duration.ofSeconds(1)) > 0) {
+      throw bad("maxGroupDelay", maxGroupDelay, "a duration from 0 to 1s");
+    }
+  }
+
+  private static IllegalArgumentException bad(String key, Object value, String expected) {
+    return new IllegalArgumentException(
+        "store.journal." + key + ": " + value + " (expected: " + expected + ")");
+  }
+
+  /** The defaults for a journal in {@code dir}, on the system clock. */
+  public static JournalOptions defaults(Path dir) {
+    return new JournalOptions(
+        dir,
+        DEFAULT_MAX_RESULT_BYTES,
+        Clock.systemUTC(),
+        DEFAULT_COMPACT_MIN_BYTES,
+        DEFAULT_COMPACT_RATIO,
+        DEFAULT_MAX_GROUP_RECORDS,
+        DEFAULT_MAX_GROUP_BYTES,
+        DEFAULT_MAX_GROUP_DELAY);
+  }
+
+  public JournalOptions withMaxResultBytes(int bytes) {
+    return new JournalOptions(
+        dir,
+        bytes,
+        clock,
+        compactMinBytes,
+        compactRatio,
+        maxGroupRecords,
+        maxGroupBytes,
+        maxGroupDelay);
+  }
+
+  public JournalOptions withClock(InstantSource c) {
+    return new JournalOptions(
+        dir,
+        maxResultBytes,
+        c,
+        compactMinBytes,
+        compactRatio,
+        maxGroupRecords,
+        maxGroupBytes,
+        maxGroupDelay);
+  }
+
+  /** Compaction runs once the journal exceeds {@code minBytes} and {@code ratio} × live bytes. */
+  public JournalOptions withCompaction(long minBytes, double ratio) {
+    return new JournalOptions(
+        dir, maxResultBytes, clock, minBytes, ratio, maxGroupRecords, maxGroupBytes, maxGroupDelay);
+  }
+
+  public JournalOptions withGroup(int records, int bytes, Duration delay) {
+    return new JournalOptions(
+        dir, maxResultBytes, clock, compactMinBytes, compactRatio, records, bytes, delay);
+  }
+}

@@ -1,0 +1,17 @@
+package dev.tally.core.store.journal;
+
+/**
+ * Counters of a {@link JournalExecutionStore} since it was opened, for metrics and benchmarks.
+ *
+ * @param fsyncs group commits: writes forced to disk
+ * @param recordsWritten records made durable (each transition, claim, touch or purge is one)
+ * @param bytesWritten bytes appended to segments, frame headers included
+ * @param compactions compactions completed
+ */
+public record JournalStats(long fsyncs, long recordsWritten, long bytesWritten, long compactions) {
+
+  /** Records per fsync: how well group commit shares the cost of an fsync (0 before any). */
+  public double recordsPerFsync() {
+    return fsyncs == 0 ? 0 : (double) recordsWritten / fsyncs;
+  }
+}

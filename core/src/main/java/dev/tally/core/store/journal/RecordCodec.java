@@ -1,0 +1,129 @@
+package dev.tally.core.store.journal;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tally.core.execution.ExecutionId;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes {@link JournalEntry} records into a frame payload and decodes them back.
+ *
+ * <pre>
+ * record = u8 type body
+ * put    (type 1): u32 jsonLength, json (UTF-8, {@link ExecutionJson}),
+ *                  i32 resultLength (-1: no result bytes in this record), result bytes
+ * purge  (type 2): u16 idLength, id (US-ASCII)
+ * </pre>
+ *
+ * A payload holds one or more records back to back.
+ */
+final class RecordCodec {
+  static final int TYPE_PUT = 1;
+  static final int TYPE_PURGE = 2;
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonFactory FACTORY = MAPPER.getFactory();
+
+  private RecordCodec() {}
+
+  /** Appends one record to {@code out}. */
+  static void encode(JournalEntry entry, FrameBuffer out) throws IOException {
+    if (entry instanceof JournalEntry.Put put) {
+      out.write(TYPE_PUT);
+      int lengthAt = out.reserveInt();
+      int start = out.size();
+      try (JsonGenerator g = FACTORY.createGenerator(out)) {
+        g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        ExecutionJson.write(g, put.execution());
+      }
+      out.putIntAt(lengthAt, out.size() - start);
+      byte[] result = put.result();
+      out.putInt(result == null ? -1 : result.length);
+      if (result != null) {
+        out.write(result, 0, result.length);
+      }
+    } else {
+      JournalEntry.Purge purge = (JournalEntry.Purge) entry;
+      byte[] id = purge.id().value().getBytes(StandardCharsets.US_ASCII);
+      out.write(TYPE_PURGE);
+      out.putShort(id.length);
+      out.write(id, 0, id.length);
+    }
+  }
+
+  /** A payload could not be decoded; {@link #at} is the offset within the payload. */
+  static final class DecodeException extends Exception {
+    private static final long serialVersionUID = 1L;
+    final int at;
+
+    DecodeException(int at, String message, Throwable cause) {
+      super(message, cause, false, false);
+      this.at = at;
+    }
+  }
+
+  /** Receives each decoded record with the number of bytes it took. */
+  interface Sink {
+    void accept(JournalEntry entry, int encodedBytes);
+  }
+
+  /** Decodes every record of a payload in order. */
+  static void decode(byte[] buf, int offset, int length, Sink sink) throws DecodeException {
+    int p = offset;
+    int end = offset + length;
+    while (p < end) {
+      int start = p;
+      int type = buf[p++] & 0xff;
+      try {
+        if (type == TYPE_PUT) {
+          int jsonLength = readInt(buf, p, end, start);
+          p += 4;
+          check(jsonLength >= 0 && jsonLength <= end - p, start, "json length out of range");
+          JsonNode doc = MAPPER.readTree(buf, p, jsonLength);
+          p += jsonLength;
+          int resultLength = readInt(buf, p, end, start);
+          p += 4;
+          check(resultLength >= -1 && resultLength <= end - p, start, "result length out of range");
+          byte[] result = null;
+          if (resultLength >= 0) {
+            result = java.util.Arrays.copyOfRange(buf, p, p + resultLength);
+            p += resultLength;
+          }
+          sink.accept(new JournalEntry.Put(ExecutionJson.read(doc), result), p - start);
+        } else if (type == TYPE_PURGE) {
+          check(end - p >= 2, start, "truncated purge record");
+          int idLength = ((buf[p] & 0xff) << 8) | (buf[p + 1] & 0xff);
+          p += 2;
+          check(idLength <= end - p, start, "id length out of range");
+          String id = new String(buf, p, idLength, StandardCharsets.US_ASCII);
+          p += idLength;
+          check(ExecutionId.isValid(id), start, "purge record with a malformed execution id");
+          sink.accept(new JournalEntry.Purge(new ExecutionId(id)), p - start);
+        } else {
+          throw new DecodeException(
+              start, "unknown record type " + type + " (written by a newer release?)", null);
+        }
+      } catch (JsonProcessingException e) {
+        // Jackson's message may quote the document; it never leaves this class.
+        throw new DecodeException(start, "malformed execution JSON", null);
+      } catch (IOException | IllegalArgumentException | NullPointerException e) {
+        throw new DecodeException(start, "bad execution record: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  private static int readInt(byte[] buf, int p, int end, int start) throws DecodeException {
+    check(end - p >= 4, start, "truncated record");
+    return JournalFormat.readInt(buf, p);
+  }
+
+  private static void check(boolean ok, int at, String message) throws DecodeException {
+    if (!ok) {
+      throw new DecodeException(at, message, null);
+    }
+  }
+}

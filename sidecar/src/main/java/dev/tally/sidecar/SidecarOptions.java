@@ -1,0 +1,300 @@
+package dev.tally.sidecar;
+
+import io.vertx.core.VertxOptions;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Frozen options of a {@link Sidecar}. Build with {@link #builder(URI)}; every option has a
+ * documented default constant. Validation messages name the configuration key ({@code sidecar.*},
+ * {@code upstream.*}, {@code stream.*}).
+ *
+ * @param host address the MCP endpoint listens on ({@code sidecar.host}, default {@value
+ *     #DEFAULT_HOST})
+ * @param port port of the MCP endpoint, 0 for any ({@code sidecar.port}, default {@value
+ *     #DEFAULT_PORT})
+ * @param upstream the upstream MCP endpoint, e.g. {@code http://127.0.0.1:3000/mcp} ({@code
+ *     upstream.url})
+ * @param path the path the sidecar serves ({@code sidecar.path}, default: the upstream's path)
+ * @param allowedOrigins {@code Origin} values allowed besides loopback ones ({@code
+ *     sidecar.allowedOrigins}, default none); {@code *} allows any
+ * @param allowLoopbackOrigins whether {@code http(s)://localhost|127.0.0.1|[::1]} origins on any
+ *     port are allowed ({@code sidecar.allowLoopbackOrigins}, default true)
+ * @param maxRequestBytes largest request body accepted, else 413 ({@code sidecar.maxRequestBytes},
+ *     default {@value #DEFAULT_MAX_REQUEST_BYTES})
+ * @param maxJsonDepth deepest JSON nesting accepted in bodies Tally parses ({@code
+ *     sidecar.maxJsonDepth}, default {@value #DEFAULT_MAX_JSON_DEPTH})
+ * @param maxResponseBytes largest upstream JSON answer or SSE event the sidecar reads whole ({@code
+ *     upstream.maxResponseBytes}, default {@value #DEFAULT_MAX_RESPONSE_BYTES})
+ * @param upstreamTimeout longest wait for the upstream's answer to a POST ({@code
+ *     upstream.timeout}, default {@link #DEFAULT_UPSTREAM_TIMEOUT})
+ * @param upstreamConnectTimeout longest wait for a connection ({@code upstream.connectTimeout},
+ *     default {@link #DEFAULT_UPSTREAM_CONNECT_TIMEOUT})
+ * @param upstreamMaxConnections pooled keep-alive connections to the upstream ({@code
+ *     upstream.maxConnections}, default {@value #DEFAULT_UPSTREAM_MAX_CONNECTIONS})
+ * @param streamMaxEvents events kept per relayed SSE stream for resumption ({@code
+ *     stream.maxEvents}, default {@value #DEFAULT_STREAM_MAX_EVENTS})
+ * @param streamMaxBytes encoded bytes kept per stream ({@code stream.maxBytes}, default {@value
+ *     #DEFAULT_STREAM_MAX_BYTES})
+ * @param streamMaxAge how long events, ended and unattended streams are kept ({@code
+ *     stream.maxAge}, default {@link #DEFAULT_STREAM_MAX_AGE})
+ * @param primingEvents send a priming event (id, empty data) first on relayed streams of clients at
+ *     protocol 2025-11-25 or later, so they can resume ({@code stream.priming}, default true)
+ * @param eventLoops event-loop threads for the {@link io.vertx.core.Vertx} that runs the sidecar, 0
+ *     for {@code min(2, cores)} ({@code sidecar.eventLoops}); used by {@link #vertxOptions()}
+ * @param nativeTransport prefer epoll/io_uring when available ({@code sidecar.nativeTransport},
+ *     default false); used by {@link #vertxOptions()}
+ */
+public record SidecarOptions(
+    String host,
+    int port,
+    URI upstream,
+    String path,
+    List<String> allowedOrigins,
+    boolean allowLoopbackOrigins,
+    int maxRequestBytes,
+    int maxJsonDepth,
+    int maxResponseBytes,
+    Duration upstreamTimeout,
+    Duration upstreamConnectTimeout,
+    int upstreamMaxConnections,
+    int streamMaxEvents,
+    long streamMaxBytes,
+    Duration streamMaxAge,
+    boolean primingEvents,
+    int eventLoops,
+    boolean nativeTransport) {
+
+  public static final String DEFAULT_HOST = "127.0.0.1";
+  public static final int DEFAULT_PORT = 8080;
+  public static final int DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+  public static final int DEFAULT_MAX_JSON_DEPTH = 64;
+  public static final int DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+  public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_UPSTREAM_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  public static final int DEFAULT_UPSTREAM_MAX_CONNECTIONS = 64;
+  public static final int DEFAULT_STREAM_MAX_EVENTS = 1024;
+  public static final long DEFAULT_STREAM_MAX_BYTES = 4L * 1024 * 1024;
+  public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofMinutes(5);
+
+  public SidecarOptions {
+    require(host != null && !host.isBlank(), "sidecar.host", host, "a host name or address");
+    require(port >= 0 && port <= 65535, "sidecar.port", port, "0..65535");
+    Objects.requireNonNull(upstream, "upstream.url");
+    String scheme =
+        upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
+    require(
+        (scheme.equals("http") || scheme.equals("https")) && upstream.getHost() != null,
+        "upstream.url",
+        upstream,
+        "an absolute http(s) URL");
+    if (path == null || path.isEmpty()) {
+      path =
+          upstream.getRawPath() == null || upstream.getRawPath().isEmpty()
+              ? "/"
+              : upstream.getRawPath();
+    }
+    require(path.startsWith("/"), "sidecar.path", path, "a path starting with /");
+    allowedOrigins = List.copyOf(allowedOrigins == null ? List.of() : allowedOrigins);
+    require(maxRequestBytes > 0, "sidecar.maxRequestBytes", maxRequestBytes, "a positive size");
+    require(maxJsonDepth >= 8, "sidecar.maxJsonDepth", maxJsonDepth, "at least 8");
+    require(maxResponseBytes > 0, "upstream.maxResponseBytes", maxResponseBytes, "a positive size");
+    requirePositive(upstreamTimeout, "upstream.timeout");
+    requirePositive(upstreamConnectTimeout, "upstream.connectTimeout");
+    require(
+        upstreamMaxConnections > 0,
+        "upstream.maxConnections",
+        upstreamMaxConnections,
+        "a positive count");
+    require(streamMaxEvents > 0, "stream.maxEvents", streamMaxEvents, "a positive count");
+    require(streamMaxBytes > 0, "stream.maxBytes", streamMaxBytes, "a positive size");
+    requirePositive(streamMaxAge, "stream.maxAge");
+    require(eventLoops >= 0, "sidecar.eventLoops", eventLoops, "0 (auto) or a positive count");
+  }
+
+  /** Options with every default, in front of {@code upstream}. */
+  public static Builder builder(URI upstream) {
+    return new Builder(upstream);
+  }
+
+  /** This record as a builder, to change a few options. */
+  public Builder toBuilder() {
+    Builder b = new Builder(upstream);
+    b.host = host;
+    b.port = port;
+    b.path = path;
+    b.allowedOrigins = allowedOrigins;
+    b.allowLoopbackOrigins = allowLoopbackOrigins;
+    b.maxRequestBytes = maxRequestBytes;
+    b.maxJsonDepth = maxJsonDepth;
+    b.maxResponseBytes = maxResponseBytes;
+    b.upstreamTimeout = upstreamTimeout;
+    b.upstreamConnectTimeout = upstreamConnectTimeout;
+    b.upstreamMaxConnections = upstreamMaxConnections;
+    b.streamMaxEvents = streamMaxEvents;
+    b.streamMaxBytes = streamMaxBytes;
+    b.streamMaxAge = streamMaxAge;
+    b.primingEvents = primingEvents;
+    b.eventLoops = eventLoops;
+    b.nativeTransport = nativeTransport;
+    return b;
+  }
+
+  /**
+   * {@link VertxOptions} sized for a proxy (PERFORMANCE.md: one or two event loops beat the default
+   * on two cores), for callers that create the {@code Vertx} the sidecar runs on.
+   */
+  public VertxOptions vertxOptions() {
+    int loops =
+        eventLoops > 0 ? eventLoops : Math.min(2, Runtime.getRuntime().availableProcessors());
+    return new VertxOptions()
+        .setEventLoopPoolSize(Math.max(1, loops))
+        .setPreferNativeTransport(nativeTransport);
+  }
+
+  private static void require(boolean ok, String key, Object value, String expected) {
+    if (!ok) {
+      throw new IllegalArgumentException(key + ": " + value + " (expected: " + expected + ")");
+    }
+  }
+
+  private static void requirePositive(Duration d, String key) {
+    require(d != null && !d.isNegative() && !d.isZero(), key, d, "a positive duration");
+  }
+
+  /** Builds {@link SidecarOptions}; starts from the documented defaults. */
+  public static final class Builder {
+    private final URI upstream;
+    private String host = DEFAULT_HOST;
+    private int port = DEFAULT_PORT;
+    private String path;
+    private List<String> allowedOrigins = List.of();
+    private boolean allowLoopbackOrigins = true;
+    private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+    private int maxJsonDepth = DEFAULT_MAX_JSON_DEPTH;
+    private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
+    private Duration upstreamTimeout = DEFAULT_UPSTREAM_TIMEOUT;
+    private Duration upstreamConnectTimeout = DEFAULT_UPSTREAM_CONNECT_TIMEOUT;
+    private int upstreamMaxConnections = DEFAULT_UPSTREAM_MAX_CONNECTIONS;
+    private int streamMaxEvents = DEFAULT_STREAM_MAX_EVENTS;
+    private long streamMaxBytes = DEFAULT_STREAM_MAX_BYTES;
+    private Duration streamMaxAge = DEFAULT_STREAM_MAX_AGE;
+    private boolean primingEvents = true;
+    private int eventLoops;
+    private boolean nativeTransport;
+
+    private Builder(URI upstream) {
+      this.upstream = upstream;
+    }
+
+    public Builder host(String v) {
+      host = v;
+      return this;
+    }
+
+    public Builder port(int v) {
+      port = v;
+      return this;
+    }
+
+    public Builder path(String v) {
+      path = v;
+      return this;
+    }
+
+    public Builder allowedOrigins(List<String> v) {
+      allowedOrigins = v;
+      return this;
+    }
+
+    public Builder allowLoopbackOrigins(boolean v) {
+      allowLoopbackOrigins = v;
+      return this;
+    }
+
+    public Builder maxRequestBytes(int v) {
+      maxRequestBytes = v;
+      return this;
+    }
+
+    public Builder maxJsonDepth(int v) {
+      maxJsonDepth = v;
+      return this;
+    }
+
+    public Builder maxResponseBytes(int v) {
+      maxResponseBytes = v;
+      return this;
+    }
+
+    public Builder upstreamTimeout(Duration v) {
+      upstreamTimeout = v;
+      return this;
+    }
+
+    public Builder upstreamConnectTimeout(Duration v) {
+      upstreamConnectTimeout = v;
+      return this;
+    }
+
+    public Builder upstreamMaxConnections(int v) {
+      upstreamMaxConnections = v;
+      return this;
+    }
+
+    public Builder streamMaxEvents(int v) {
+      streamMaxEvents = v;
+      return this;
+    }
+
+    public Builder streamMaxBytes(long v) {
+      streamMaxBytes = v;
+      return this;
+    }
+
+    public Builder streamMaxAge(Duration v) {
+      streamMaxAge = v;
+      return this;
+    }
+
+    public Builder primingEvents(boolean v) {
+      primingEvents = v;
+      return this;
+    }
+
+    public Builder eventLoops(int v) {
+      eventLoops = v;
+      return this;
+    }
+
+    public Builder nativeTransport(boolean v) {
+      nativeTransport = v;
+      return this;
+    }
+
+    public SidecarOptions build() {
+      return new SidecarOptions(
+          host,
+          port,
+          upstream,
+          path,
+          allowedOrigins,
+          allowLoopbackOrigins,
+          maxRequestBytes,
+          maxJsonDepth,
+          maxResponseBytes,
+          upstreamTimeout,
+          upstreamConnectTimeout,
+          upstreamMaxConnections,
+          streamMaxEvents,
+          streamMaxBytes,
+          streamMaxAge,
+          primingEvents,
+          eventLoops,
+          nativeTransport);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package dev.tally.sidecar.internal.proxy;
+
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.gate.Decision;
+import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.ToolCall;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What the proxy needs from the {@link Gate}: production passes the gate itself ({@link
+ * #of(Gate)}); transport tests pass scripted decisions.
+ */
+public interface Admission {
+  /** Decides one {@code tools/call}; never completes exceptionally. */
+  CompletionStage<Decision> admit(ToolCall call);
+
+  /** Where learned tool annotations go. */
+  ContractRegistry contracts();
+
+  /** Executions the gate is driving (for drain and observability). */
+  default int inFlight() {
+    return 0;
+  }
+
+  /** The real gate. */
+  static Admission of(Gate gate) {
+    return new Admission() {
+      @Override
+      public CompletionStage<Decision> admit(ToolCall call) {
+        return gate.admit(call);
+      }
+
+      @Override
+      public ContractRegistry contracts() {
+        return gate.contracts();
+      }
+
+      @Override
+      public int inFlight() {
+        return gate.inFlight();
+      }
+    };
+  }
+}

@@ -1,0 +1,57 @@
+package dev.tally.sidecar.internal.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.gate.TallyError;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpServerRequest;
+
+/** Sends a client request on to the upstream unchanged and relays the answer. */
+final class Forwarder {
+  private Forwarder() {}
+
+  /**
+   * Forwards {@code req} with {@code body} ({@code null}: none). {@code idle} bounds silence on the
+   * upstream connection (0: unbounded, for long-lived GET streams).
+   */
+  static void forward(
+      Proxy proxy, HttpServerRequest req, Buffer body, JsonNode id, Relay.Mode mode, long idleMs) {
+    proxy
+        .upstream
+        .open(req.method(), req.query(), req.headers(), idleMs)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                unreachable(req, id);
+                return;
+              }
+              HttpClientRequest up = ar.result();
+              Future<HttpClientResponse> sent = body == null ? up.send() : up.send(body);
+              sent.onComplete(
+                  r -> {
+                    if (r.failed()) {
+                      if (mode.tap() != null) {
+                        mode.tap().onFailure("upstream request failed");
+                      }
+                      Replies.refuse(
+                          req.response(),
+                          id,
+                          TallyError.Code.UPSTREAM_UNAVAILABLE,
+                          "the upstream MCP server broke the connection before answering");
+                      return;
+                    }
+                    Relay.relay(proxy, req, up, r.result(), mode);
+                  });
+            });
+  }
+
+  static void unreachable(HttpServerRequest req, JsonNode id) {
+    Replies.refuse(
+        req.response(),
+        id,
+        TallyError.Code.UPSTREAM_UNAVAILABLE,
+        "the upstream MCP server cannot be reached; nothing was sent");
+  }
+}

@@ -1,0 +1,25 @@
+package dev.tally.sidecar.internal.proxy;
+
+import dev.tally.sidecar.internal.stream.Delivery;
+import io.vertx.core.Future;
+
+/**
+ * Watches the JSON-RPC messages of one upstream response (each SSE event's data, or the JSON body)
+ * on their way to the client. Called on the upstream response's context, in order.
+ */
+interface MessageTap {
+  /** The response head arrived. */
+  default void onHead(int status, boolean sse) {}
+
+  /**
+   * One message. Returns {@code null} to relay it now, or a future that completes when it may be
+   * relayed, with whom to tell whether it reached the client.
+   */
+  Future<Delivery> onMessage(byte[] message);
+
+  /** The upstream response ended normally. */
+  default void onEnd() {}
+
+  /** The upstream response broke (reset, timeout, parse limit). */
+  default void onFailure(String reason) {}
+}

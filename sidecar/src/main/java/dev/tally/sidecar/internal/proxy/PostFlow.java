@@ -1,0 +1,127 @@
+package dev.tally.sidecar.internal.proxy;
+
+import dev.tally.core.gate.TallyError;
+import dev.tally.sidecar.internal.rpc.JsonRpc;
+import dev.tally.sidecar.internal.rpc.ModernHeaders;
+import dev.tally.sidecar.internal.rpc.RequestScan;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+
+/**
+ * A POST to the MCP endpoint: transport checks (media types, size), a streaming scan for the
+ * method, then {@code tools/call} to the gate and everything else straight through.
+ */
+final class PostFlow {
+  /** The first protocol version whose clients expect a priming event. */
+  static final String PRIMING_VERSION = "2025-11-25";
+
+  private PostFlow() {}
+
+  static void run(Proxy proxy, HttpServerRequest req) {
+    if (!MediaTypes.JSON.equals(MediaTypes.essence(req.getHeader(HttpHeaders.CONTENT_TYPE)))) {
+      Replies.refuse(
+          req.response(),
+          null,
+          TallyError.Code.UNSUPPORTED_MEDIA_TYPE,
+          "POST requires Content-Type: application/json");
+      return;
+    }
+    String accept = req.getHeader(HttpHeaders.ACCEPT);
+    if (!MediaTypes.accepts(accept, MediaTypes.JSON)
+        || !MediaTypes.accepts(accept, MediaTypes.SSE)) {
+      Replies.refuse(
+          req.response(),
+          null,
+          TallyError.Code.NOT_ACCEPTABLE,
+          "POST requires an Accept header listing application/json and text/event-stream");
+      return;
+    }
+    BodyReader.read(req, proxy.options.maxRequestBytes())
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                route(proxy, req, ar.result());
+              }
+            });
+  }
+
+  private static void route(Proxy proxy, HttpServerRequest req, Buffer body) {
+    byte[] bytes = body.getBytes();
+    RequestScan scan = proxy.requests.scan(bytes, 0, bytes.length, true);
+    if (scan.shape() == RequestScan.Shape.INVALID) {
+      Replies.refuse(
+          req.response(),
+          null,
+          scan.tooDeep() ? TallyError.Code.INVALID_REQUEST : TallyError.Code.PARSE_ERROR,
+          scan.error());
+      return;
+    }
+    boolean modern = ModernHeaders.isModern(req.getHeader("MCP-Protocol-Version"));
+    if (scan.shape() == RequestScan.Shape.BATCH) {
+      if (modern) {
+        Replies.refuse(
+            req.response(),
+            null,
+            TallyError.Code.INVALID_REQUEST,
+            "JSON-RPC batches are not part of protocol " + ModernHeaders.MODERN_VERSION);
+        return;
+      }
+      if (scan.toolsCallInBatch()) {
+        Replies.refuse(
+            req.response(),
+            null,
+            TallyError.Code.INVALID_REQUEST,
+            "a JSON-RPC batch containing tools/call is not supported by Tally;"
+                + " send each tools/call as its own request");
+        return;
+      }
+      Forwarder.forward(
+          proxy,
+          req,
+          body,
+          null,
+          new Relay.Mode(null, false, primingFor(proxy, req, false)),
+          idle(proxy));
+      return;
+    }
+    if (modern && scan.method() != null) {
+      String mismatch = ModernHeaders.checkMethod(req.getHeader("Mcp-Method"), scan.method());
+      if (mismatch != null) {
+        Replies.refuse(req.response(), scan.id(), TallyError.Code.HEADER_MISMATCH, mismatch);
+        return;
+      }
+    }
+    if (scan.isToolsCall()) {
+      ToolCallFlow.run(proxy, req, body, bytes, modern);
+      return;
+    }
+    MessageTap tap =
+        JsonRpc.TOOLS_LIST.equals(scan.method()) && scan.id() != null
+            ? new LearnTap(proxy, scan.id())
+            : null;
+    Forwarder.forward(
+        proxy,
+        req,
+        body,
+        scan.id(),
+        new Relay.Mode(tap, modern, primingFor(proxy, req, modern)),
+        idle(proxy));
+  }
+
+  private static long idle(Proxy proxy) {
+    return proxy.options.upstreamTimeout().toMillis();
+  }
+
+  /**
+   * Priming events go to legacy-era clients at 2025-11-25 or later (older clients may not expect an
+   * event without data), when enabled.
+   */
+  static boolean primingFor(Proxy proxy, HttpServerRequest req, boolean modern) {
+    if (modern || !proxy.options.primingEvents()) {
+      return false;
+    }
+    String v = req.getHeader("MCP-Protocol-Version");
+    return v != null && v.compareTo(PRIMING_VERSION) >= 0;
+  }
+}

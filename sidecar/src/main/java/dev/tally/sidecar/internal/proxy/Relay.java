@@ -1,0 +1,131 @@
+package dev.tally.sidecar.internal.proxy;
+
+import dev.tally.core.gate.TallyError;
+import dev.tally.sidecar.internal.stream.Delivery;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.Locale;
+
+/**
+ * Relays one upstream response to the client: SSE through {@link SseRelay} (re-framed with the
+ * sidecar's event ids), JSON that a {@link MessageTap} must see read whole (bounded), anything else
+ * piped through untouched.
+ */
+final class Relay {
+  private Relay() {}
+
+  /** Options of one relay. */
+  record Mode(MessageTap tap, boolean cancelOnClientClose, boolean priming) {}
+
+  static void relay(
+      Proxy proxy,
+      HttpServerRequest clientReq,
+      HttpClientRequest upReq,
+      HttpClientResponse upResp,
+      Mode mode) {
+    HttpServerResponse resp = clientReq.response();
+    boolean sse =
+        MediaTypes.SSE.equals(MediaTypes.essence(upResp.getHeader(HttpHeaders.CONTENT_TYPE)));
+    if (mode.tap() != null) {
+      mode.tap().onHead(upResp.statusCode(), sse);
+    }
+    if (!sse && (mode.tap() == null || mode.cancelOnClientClose())) {
+      // A JSON answer cannot be resumed: a vanished client needs no more of it, unless a tap
+      // must capture it (a dispatched call that finishes on disconnect).
+      resp.closeHandler(
+          v -> {
+            if (!resp.ended()) {
+              upReq.reset();
+            }
+          });
+    }
+    if (sse) {
+      SseRelay.start(proxy, clientReq, upReq, upResp, mode);
+    } else if (mode.tap() != null) {
+      relayJson(proxy, resp, upResp, mode.tap());
+    } else {
+      copyHead(upResp, resp, false);
+      upResp.pipeTo(resp);
+    }
+  }
+
+  /** Copies status and end-to-end headers; drops the length when the body will be re-framed. */
+  static void copyHead(HttpClientResponse from, HttpServerResponse to, boolean reframed) {
+    to.setStatusCode(from.statusCode());
+    if (from.statusMessage() != null) {
+      to.setStatusMessage(from.statusMessage());
+    }
+    MultiMap h = to.headers();
+    for (var e : from.headers()) {
+      String k = e.getKey().toLowerCase(Locale.ROOT);
+      if (Upstream.HOP_BY_HOP.contains(k) && !(k.equals("content-length") && !reframed)) {
+        continue;
+      }
+      h.add(e.getKey(), e.getValue());
+    }
+    int status = from.statusCode();
+    if (!reframed && !h.contains("content-length") && status != 204 && status != 304) {
+      to.setChunked(true);
+    }
+  }
+
+  private static void relayJson(
+      Proxy proxy, HttpServerResponse resp, HttpClientResponse upResp, MessageTap tap) {
+    int limit = proxy.options.maxResponseBytes();
+    Buffer body = Buffer.buffer();
+    boolean[] over = {false};
+    upResp.handler(
+        chunk -> {
+          if (over[0]) {
+            return;
+          }
+          if (body.length() + chunk.length() > limit) {
+            over[0] = true;
+            upResp.request().reset();
+            tap.onFailure("upstream answer exceeds " + limit + " bytes");
+            Replies.refuse(
+                resp,
+                null,
+                TallyError.Code.UPSTREAM_UNAVAILABLE,
+                "the upstream answer exceeds upstream.maxResponseBytes (" + limit + ")");
+            return;
+          }
+          body.appendBuffer(chunk);
+        });
+    upResp.exceptionHandler(
+        t -> {
+          if (!over[0]) {
+            over[0] = true;
+            tap.onFailure("upstream connection broke: " + t.getClass().getSimpleName());
+            Replies.refuse(
+                resp, null, TallyError.Code.UPSTREAM_UNAVAILABLE, "the upstream connection broke");
+          }
+        });
+    upResp.endHandler(
+        v -> {
+          if (over[0]) {
+            return;
+          }
+          byte[] bytes = body.getBytes();
+          Future<Delivery> gate = bytes.length == 0 ? null : tap.onMessage(bytes);
+          Future<Delivery> ready = gate == null ? Future.succeededFuture(Delivery.NONE) : gate;
+          ready.onComplete(
+              ar -> {
+                Delivery d = ar.succeeded() && ar.result() != null ? ar.result() : Delivery.NONE;
+                if (resp.closed() || resp.ended()) {
+                  d.written(false);
+                } else {
+                  copyHead(upResp, resp, true);
+                  resp.end(body).onComplete(w -> d.written(w.succeeded()));
+                }
+                tap.onEnd();
+              });
+        });
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tally.sidecar.internal.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.gate.TallyError;
+import dev.tally.core.mcp.ToolResults;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+
+/** Writes Tally's own JSON answers (bytes from {@link ToolResults}). */
+final class Replies {
+  static final CharSequence JSON = HttpHeaders.createOptimized("application/json");
+  static final CharSequence EVENT_STREAM = HttpHeaders.createOptimized("text/event-stream");
+
+  private Replies() {}
+
+  /** A refusal: the code's HTTP status and a JSON-RPC error body. */
+  static Future<Void> refuse(
+      HttpServerResponse resp, JsonNode id, TallyError.Code code, String msg) {
+    return refuse(resp, id, TallyError.of(code, msg));
+  }
+
+  static Future<Void> refuse(HttpServerResponse resp, JsonNode id, TallyError error) {
+    return json(resp, error.code().httpStatus(), ToolResults.error(id, error));
+  }
+
+  /** A complete JSON response, unless the response was already started or closed. */
+  static Future<Void> json(HttpServerResponse resp, int status, byte[] body) {
+    if (resp.headWritten() || resp.ended() || resp.closed()) {
+      return Future.failedFuture("response already started or closed");
+    }
+    resp.setStatusCode(status);
+    resp.headers().set(HttpHeaders.CONTENT_TYPE, JSON);
+    return resp.end(Buffer.buffer(body));
+  }
+}

@@ -1,0 +1,57 @@
+package dev.tally.sidecar.internal.proxy;
+
+import dev.tally.core.gate.TallyError;
+import dev.tally.sidecar.internal.sse.EventId;
+import dev.tally.sidecar.internal.stream.StreamBuffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.Objects;
+
+/**
+ * A GET with {@code Last-Event-ID}: replays what followed that id on that stream only, then
+ * continues live, or ends if the stream ended (2025-11-25 transports, "Resumability and
+ * Redelivery"). Answered by the sidecar alone; the upstream never sees sidecar ids.
+ */
+final class ResumeFlow {
+  private ResumeFlow() {}
+
+  static void run(Proxy proxy, HttpServerRequest req, String lastEventId) {
+    HttpServerResponse resp = req.response();
+    EventId cursor = EventId.parse(lastEventId);
+    StreamBuffer b = proxy.streams.find(cursor);
+    if (b == null || !sameSession(b, req.getHeader("Mcp-Session-Id"))) {
+      unknown(resp);
+      return;
+    }
+    resp.setStatusCode(200).setChunked(true);
+    resp.headers()
+        .set(HttpHeaders.CONTENT_TYPE, Replies.EVENT_STREAM)
+        .set("Cache-Control", "no-cache")
+        .set("X-Accel-Buffering", "no");
+    ResponseSink sink = new ResponseSink(resp);
+    resp.closeHandler(v -> b.detach(sink));
+    if (b.resume(cursor.seq(), sink) == StreamBuffer.Resume.UNKNOWN) {
+      resp.headers().clear();
+      resp.setChunked(false);
+      unknown(resp);
+      return;
+    }
+    if (!resp.headWritten() && !resp.ended()) {
+      resp.writeHead();
+    }
+  }
+
+  private static boolean sameSession(StreamBuffer b, String session) {
+    return b.session() == null || Objects.equals(b.session(), session);
+  }
+
+  private static void unknown(HttpServerResponse resp) {
+    Replies.refuse(
+        resp,
+        null,
+        TallyError.Code.UNKNOWN_EVENT_ID,
+        "Last-Event-ID is unknown or has expired; resumption is not possible, send the request"
+            + " again");
+  }
+}

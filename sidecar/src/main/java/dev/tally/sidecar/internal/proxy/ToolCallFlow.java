@@ -1,0 +1,263 @@
+package dev.tally.sidecar.internal.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.contract.DisconnectBehaviour;
+import dev.tally.core.gate.Decision;
+import dev.tally.core.gate.InFlight;
+import dev.tally.core.gate.TallyError;
+import dev.tally.core.gate.ToolCall;
+import dev.tally.core.mcp.ToolResults;
+import dev.tally.sidecar.internal.rpc.ModernHeaders;
+import dev.tally.sidecar.internal.rpc.ToolCallBody;
+import dev.tally.sidecar.internal.sse.SseEvent;
+import dev.tally.sidecar.internal.sse.SseWriter;
+import dev.tally.sidecar.internal.stream.Delivery;
+import dev.tally.sidecar.internal.stream.StreamBuffer;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+
+/**
+ * One {@code tools/call}: parse it, validate 2026-07-28 headers, ask the gate, and render its
+ * {@link Decision} (ARCHITECTURE.md §6–§7).
+ */
+final class ToolCallFlow {
+  private final Proxy proxy;
+  private final HttpServerRequest req;
+  private final Buffer raw;
+  private final boolean modern;
+  private final Context context;
+  private ToolCallBody body;
+
+  private ToolCallFlow(Proxy proxy, HttpServerRequest req, Buffer raw, boolean modern) {
+    this.proxy = proxy;
+    this.req = req;
+    this.raw = raw;
+    this.modern = modern;
+    this.context = Vertx.currentContext();
+  }
+
+  static void run(Proxy proxy, HttpServerRequest req, Buffer raw, byte[] bytes, boolean modern) {
+    new ToolCallFlow(proxy, req, raw, modern).start(bytes);
+  }
+
+  private void start(byte[] bytes) {
+    body = ToolCallBody.parse(proxy.json, bytes, 0, bytes.length);
+    if (body.error() != null) {
+      TallyError.Code code =
+          body.tooDeep() || body.error().startsWith("/")
+              ? TallyError.Code.INVALID_REQUEST
+              : TallyError.Code.PARSE_ERROR;
+      if (body.error().equals("duplicate object key")) {
+        code = TallyError.Code.INVALID_REQUEST;
+      }
+      Replies.refuse(req.response(), body.id(), code, "tools/call: " + body.error());
+      return;
+    }
+    MultiMap headers = req.headers();
+    if (modern) {
+      String mismatch =
+          ModernHeaders.checkToolCall(
+              headers::get, body, proxy.schemas, headers.get("MCP-Protocol-Version"));
+      if (mismatch != null) {
+        Replies.refuse(req.response(), body.id(), TallyError.Code.HEADER_MISMATCH, mismatch);
+        return;
+      }
+    }
+    ToolCall call =
+        new ToolCall(
+            body.tool(),
+            body.arguments(),
+            body.meta(),
+            body.continuation(),
+            headers::get,
+            proxy.target);
+    Future.fromCompletionStage(proxy.admission.admit(call), context)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                Replies.refuse(
+                    req.response(),
+                    body.id(),
+                    TallyError.Code.STORE_UNAVAILABLE,
+                    "the call could not be admitted now; nothing was sent, retry later");
+              } else {
+                render(ar.result());
+              }
+            });
+  }
+
+  private void render(Decision d) {
+    HttpServerResponse resp = req.response();
+    JsonNode id = body.id();
+    if (d instanceof Decision.PassThrough) {
+      Forwarder.forward(proxy, req, raw, id, new Relay.Mode(null, modern, priming()), idleMs());
+    } else if (d instanceof Decision.Dispatch dispatch) {
+      dispatch(dispatch.inFlight());
+    } else if (d instanceof Decision.Replay r) {
+      answer(ToolResults.replay(id, r.execution(), r.result()));
+    } else if (d instanceof Decision.Attach a) {
+      Future.fromCompletionStage(a.settled(), context)
+          .onComplete(
+              ar -> {
+                if (ar.succeeded()) {
+                  render(ar.result());
+                } else {
+                  Replies.refuse(
+                      resp,
+                      id,
+                      TallyError.Code.STORE_UNAVAILABLE,
+                      "the running execution could not be awaited; retry later");
+                }
+              });
+    } else if (d instanceof Decision.Respond r) {
+      answer(ToolResults.respond(id, r.code(), r.execution()));
+    } else if (d instanceof Decision.Refuse r) {
+      Replies.refuse(resp, id, r.error());
+    }
+  }
+
+  /** A complete answer from Tally, as JSON or as a one-event SSE stream like the upstream's. */
+  private void answer(byte[] bytes) {
+    HttpServerResponse resp = req.response();
+    String accept = req.getHeader(HttpHeaders.ACCEPT);
+    boolean sse =
+        proxy.toolCallsAnswerSse && MediaTypes.accepts(accept, MediaTypes.SSE)
+            || !MediaTypes.accepts(accept, MediaTypes.JSON)
+                && MediaTypes.accepts(accept, MediaTypes.SSE);
+    if (!sse) {
+      Replies.json(resp, 200, bytes);
+      return;
+    }
+    if (resp.closed()) {
+      return;
+    }
+    StreamBuffer b = proxy.streams.open(req.getHeader("Mcp-Session-Id"));
+    resp.setStatusCode(200).setChunked(true);
+    resp.headers()
+        .set(HttpHeaders.CONTENT_TYPE, Replies.EVENT_STREAM)
+        .set("Cache-Control", "no-cache")
+        .set("X-Accel-Buffering", "no");
+    if (priming()) {
+      resp.write(Buffer.buffer(SseWriter.priming(b.primingId())));
+    }
+    ResponseSink sink = new ResponseSink(resp);
+    b.attach(sink);
+    resp.closeHandler(v -> b.detach(sink));
+    b.append(SseEvent.data(bytes), Delivery.NONE);
+    b.end();
+  }
+
+  private void dispatch(InFlight inFlight) {
+    DispatchTap tap = new DispatchTap(proxy, inFlight, body.id(), context);
+    boolean cancel = modern && inFlight.contract().onDisconnect() == DisconnectBehaviour.CANCEL;
+    Buffer upstreamBody = Buffer.buffer(body.withExecutionId(proxy.json, inFlight.id().value()));
+    proxy
+        .upstream
+        .open(req.method(), req.query(), req.headers(), idleMs())
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                inFlight.failedBeforeEffect(0, "upstream connection failed");
+                Forwarder.unreachable(req, body.id());
+                return;
+              }
+              HttpClientRequest up = ar.result();
+              up.headers()
+                  .set("Idempotency-Key", inFlight.id().value())
+                  .set("traceparent", TraceContext.next(req.getHeader("traceparent")));
+              long timer =
+                  context
+                      .owner()
+                      .setTimer(proxy.options.upstreamTimeout().toMillis(), t -> timedOut(tap, up));
+              up.send(upstreamBody)
+                  .onComplete(
+                      r -> {
+                        if (r.failed()) {
+                          context.owner().cancelTimer(timer);
+                          if (!tap.settled()) {
+                            tap.onFailure("upstream request failed after it was sent");
+                            Replies.refuse(
+                                req.response(),
+                                body.id(),
+                                TallyError.Code.UPSTREAM_UNAVAILABLE,
+                                "the upstream broke the connection after the call was sent; its"
+                                    + " outcome is unknown");
+                          }
+                          return;
+                        }
+                        relayDispatch(tap, up, r.result(), cancel, timer);
+                      });
+            });
+  }
+
+  private void relayDispatch(
+      DispatchTap tap,
+      HttpClientRequest up,
+      HttpClientResponse upResp,
+      boolean cancel,
+      long timer) {
+    MessageTap timed =
+        new MessageTap() {
+          @Override
+          public void onHead(int status, boolean sse) {
+            tap.onHead(status, sse);
+          }
+
+          @Override
+          public Future<Delivery> onMessage(byte[] message) {
+            Future<Delivery> f = tap.onMessage(message);
+            if (tap.settled()) {
+              context.owner().cancelTimer(timer);
+            }
+            return f;
+          }
+
+          @Override
+          public void onEnd() {
+            context.owner().cancelTimer(timer);
+            tap.onEnd();
+          }
+
+          @Override
+          public void onFailure(String reason) {
+            context.owner().cancelTimer(timer);
+            tap.onFailure(reason);
+          }
+        };
+    boolean sse =
+        MediaTypes.SSE.equals(MediaTypes.essence(upResp.getHeader(HttpHeaders.CONTENT_TYPE)));
+    if (sse) {
+      timed.onHead(upResp.statusCode(), true);
+      tap.stream(SseRelay.start(proxy, req, up, upResp, new Relay.Mode(timed, cancel, priming())));
+    } else {
+      Relay.relay(proxy, req, up, upResp, new Relay.Mode(timed, cancel, false));
+    }
+  }
+
+  private void timedOut(DispatchTap tap, HttpClientRequest up) {
+    if (tap.timeout()) {
+      Replies.refuse(
+          req.response(),
+          body.id(),
+          TallyError.Code.UPSTREAM_TIMEOUT,
+          "no answer from the upstream within upstream.timeout; the outcome is unknown");
+      up.reset();
+    }
+  }
+
+  private boolean priming() {
+    return PostFlow.primingFor(proxy, req, modern);
+  }
+
+  private long idleMs() {
+    return proxy.options.upstreamTimeout().toMillis();
+  }
+}

@@ -1,0 +1,131 @@
+package dev.tally.sidecar.internal.rpc;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.io.IOException;
+
+/**
+ * Finds the top-level {@code method} and {@code id} of a JSON-RPC body with Jackson's streaming
+ * parser, skipping everything else: no tree is built (PERFORMANCE.md). With {@code stopEarly} the
+ * scan ends as soon as both the method and the id are known, leaving the rest of the body (its
+ * syntax and depth) to whoever parses it fully: the gate path for {@code tools/call}, the upstream
+ * for everything else. Thread-safe.
+ */
+public final class RequestScanner {
+  private final JsonRpc json;
+
+  private RequestScanner(JsonRpc json) {
+    this.json = json;
+  }
+
+  public static RequestScanner create(JsonRpc json) {
+    return new RequestScanner(json);
+  }
+
+  /** Scans {@code len} bytes of {@code body} from {@code off}. Never throws on bad input. */
+  public RequestScan scan(byte[] body, int off, int len, boolean stopEarly) {
+    try (JsonParser p = json.parser(body, off, len)) {
+      JsonToken first = p.nextToken();
+      if (first == JsonToken.START_OBJECT) {
+        return scanObject(p, stopEarly);
+      }
+      if (first == JsonToken.START_ARRAY) {
+        return scanBatch(p);
+      }
+      return RequestScan.invalid("body is not a JSON-RPC object or batch", false);
+    } catch (StreamConstraintsException e) {
+      return RequestScan.invalid(
+          "JSON nesting deeper than the limit of " + json.maxDepth() + " levels", true);
+    } catch (IOException e) {
+      return RequestScan.invalid("malformed JSON near byte " + offset(e), false);
+    }
+  }
+
+  private static RequestScan scanObject(JsonParser p, boolean stopEarly) throws IOException {
+    String method = null;
+    JsonNode id = null;
+    boolean sawId = false;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken t = p.nextToken();
+      if ("method".equals(name) && t == JsonToken.VALUE_STRING) {
+        method = p.getText();
+      } else if ("id".equals(name) && !sawId) {
+        sawId = true;
+        id = idNode(p, t);
+      } else {
+        p.skipChildren();
+      }
+      if (stopEarly && method != null && sawId) {
+        return new RequestScan(RequestScan.Shape.MESSAGE, method, id, false, null, false);
+      }
+    }
+    // Read to the end so trailing garbage and unbalanced input are refused like any parse error.
+    if (p.nextToken() != null) {
+      return RequestScan.invalid("trailing content after the JSON-RPC object", false);
+    }
+    return new RequestScan(RequestScan.Shape.MESSAGE, method, id, false, null, false);
+  }
+
+  private static RequestScan scanBatch(JsonParser p) throws IOException {
+    String first = null;
+    boolean toolsCall = false;
+    int count = 0;
+    JsonToken t;
+    while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
+      count++;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken v = p.nextToken();
+        if ("method".equals(name) && v == JsonToken.VALUE_STRING) {
+          String m = p.getText();
+          if (first == null) {
+            first = m;
+          }
+          toolsCall |= JsonRpc.TOOLS_CALL.equals(m);
+        } else {
+          p.skipChildren();
+        }
+      }
+    }
+    if (t != JsonToken.END_ARRAY) {
+      return RequestScan.invalid("a batch element is not a JSON object", false);
+    }
+    if (count == 0) {
+      return RequestScan.invalid("empty batch", false);
+    }
+    if (p.nextToken() != null) {
+      return RequestScan.invalid("trailing content after the batch", false);
+    }
+    return new RequestScan(
+        RequestScan.Shape.BATCH,
+        toolsCall ? JsonRpc.TOOLS_CALL : first,
+        null,
+        toolsCall,
+        null,
+        false);
+  }
+
+  static JsonNode idNode(JsonParser p, JsonToken t) throws IOException {
+    return switch (t) {
+      case VALUE_STRING -> JsonNodeFactory.instance.textNode(p.getText());
+      case VALUE_NUMBER_INT -> JsonNodeFactory.instance.numberNode(p.getBigIntegerValue());
+      case VALUE_NULL -> JsonNodeFactory.instance.nullNode();
+      default -> {
+        p.skipChildren();
+        yield null;
+      }
+    };
+  }
+
+  private static long offset(IOException e) {
+    if (e instanceof com.fasterxml.jackson.core.JsonProcessingException jpe
+        && jpe.getLocation() != null) {
+      return jpe.getLocation().getByteOffset();
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,239 @@
+package dev.tally.sidecar.internal.stream;
+
+import dev.tally.sidecar.internal.sse.EventId;
+import dev.tally.sidecar.internal.sse.SseEvent;
+import dev.tally.sidecar.internal.sse.SseWriter;
+import io.vertx.core.buffer.Buffer;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * One relayed SSE stream: events get the sidecar's ids ({@code <stream>.<seq>}) and are kept,
+ * bounded by count, bytes and age, so a client can resume with {@code Last-Event-ID} even when the
+ * upstream keeps no history. At most one client is attached at a time; the upstream side keeps
+ * appending whether or not one is. Thread-safe (the upstream and a resuming client may live on
+ * different event loops).
+ */
+public final class StreamBuffer {
+  private final String id;
+  private final String session;
+  private final StreamLimits limits;
+  private final InstantSource clock;
+  private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+  private long nextSeq = 1;
+  private long bytes;
+  private boolean ended;
+  private Instant idleSince;
+  private EventSink sink;
+  private Runnable cancelUpstream = () -> {};
+
+  private static final class Entry {
+    final long seq;
+    final Buffer bytes;
+    final Instant at;
+    Delivery delivery;
+
+    Entry(long seq, Buffer bytes, Instant at, Delivery delivery) {
+      this.seq = seq;
+      this.bytes = bytes;
+      this.at = at;
+      this.delivery = delivery;
+    }
+  }
+
+  /** Outcome of a resumption attempt. */
+  public enum Resume {
+    /** Replayed; the client is attached (or ended, if the stream had ended). */
+    RESUMED,
+    /** The cursor is not in the buffer any more (or never was). */
+    UNKNOWN
+  }
+
+  StreamBuffer(String id, String session, StreamLimits limits, InstantSource clock) {
+    this.id = id;
+    this.session = session;
+    this.limits = limits;
+    this.clock = clock;
+    this.idleSince = clock.instant();
+  }
+
+  public String id() {
+    return id;
+  }
+
+  /** The {@code Mcp-Session-Id} the stream belongs to, or {@code null}. */
+  public String session() {
+    return session;
+  }
+
+  /** The cursor a client holds before the first event ({@code <stream>.0}). */
+  public String primingId() {
+    return new EventId(id, 0).toString();
+  }
+
+  /** How to stop reading the upstream if the stream is abandoned. */
+  public synchronized void onCancel(Runnable cancel) {
+    this.cancelUpstream = cancel;
+  }
+
+  /** Attaches the first client, which has seen nothing yet. */
+  public synchronized void attach(EventSink s) {
+    this.sink = s;
+  }
+
+  /** The client went away; the stream keeps buffering. */
+  public synchronized void detach(EventSink s) {
+    if (sink == s) {
+      sink = null;
+      idleSince = clock.instant();
+    }
+  }
+
+  /**
+   * Appends an event under the next id, writes it to the attached client if any, and tells {@code
+   * delivery} whether it got there.
+   */
+  public void append(SseEvent event, Delivery delivery) {
+    EventSink target;
+    Entry e;
+    synchronized (this) {
+      if (ended) {
+        delivery.written(false);
+        return;
+      }
+      long seq = nextSeq++;
+      Buffer b = Buffer.buffer(SseWriter.encode(event.withId(new EventId(id, seq).toString())));
+      e = new Entry(seq, b, clock.instant(), delivery);
+      entries.addLast(e);
+      bytes += b.length();
+      evict();
+      target = sink;
+    }
+    send(target, e);
+  }
+
+  private void send(EventSink target, Entry e) {
+    if (target == null) {
+      report(e, false);
+      return;
+    }
+    target.write(e.bytes).onComplete(ar -> report(e, ar.succeeded()));
+  }
+
+  private static void report(Entry e, boolean ok) {
+    Delivery d;
+    synchronized (e) {
+      d = e.delivery;
+      if (d == null) {
+        return;
+      }
+      if (ok) {
+        e.delivery = null;
+      }
+    }
+    d.written(ok);
+  }
+
+  /** The upstream stream ended: an attached client is ended too; later resumes replay and end. */
+  public void end() {
+    EventSink s;
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      idleSince = clock.instant();
+      s = sink;
+      sink = null;
+    }
+    if (s != null) {
+      s.end();
+    }
+  }
+
+  public synchronized boolean ended() {
+    return ended;
+  }
+
+  /**
+   * Resumes after {@code afterSeq}: replays every kept event after it to {@code s}, then attaches
+   * {@code s} (replacing and ending any previous client) or ends it if the stream has ended.
+   */
+  public Resume resume(long afterSeq, EventSink s) {
+    EventSink previous;
+    boolean endNow;
+    java.util.List<Entry> replay = new java.util.ArrayList<>();
+    synchronized (this) {
+      evict();
+      long first = entries.isEmpty() ? nextSeq : entries.peekFirst().seq;
+      if (afterSeq >= nextSeq || afterSeq < first - 1) {
+        return Resume.UNKNOWN;
+      }
+      for (Entry e : entries) {
+        if (e.seq > afterSeq) {
+          replay.add(e);
+        }
+      }
+      previous = sink;
+      endNow = ended;
+      sink = endNow ? null : s;
+    }
+    if (previous != null && previous != s) {
+      previous.end();
+    }
+    for (Entry e : replay) {
+      send(s, e);
+    }
+    if (endNow) {
+      s.end();
+    }
+    return Resume.RESUMED;
+  }
+
+  /**
+   * Whether the registry may drop this stream at {@code now}: it ended, or no client has been
+   * attached, for longer than the age limit. An abandoned live stream has its upstream cancelled.
+   */
+  boolean expire(Instant now) {
+    Runnable cancel;
+    synchronized (this) {
+      if (sink != null || now.isBefore(idleSince.plus(limits.maxAge()))) {
+        return false;
+      }
+      cancel = ended ? null : cancelUpstream;
+      ended = true;
+      entries.clear();
+      bytes = 0;
+    }
+    if (cancel != null) {
+      cancel.run();
+    }
+    return true;
+  }
+
+  private void evict() {
+    Instant oldest = clock.instant().minus(limits.maxAge());
+    Iterator<Entry> it = entries.iterator();
+    while (it.hasNext()) {
+      Entry e = it.next();
+      boolean over =
+          entries.size() > limits.maxEvents() || bytes > limits.maxBytes() || e.at.isBefore(oldest);
+      if (!over) {
+        break;
+      }
+      it.remove();
+      bytes -= e.bytes.length();
+    }
+  }
+
+  synchronized int size() {
+    return entries.size();
+  }
+
+  @Override
+  public String toString() {
+    return "StreamBuffer[" + id + "]";
+  }
+}

@@ -1,0 +1,59 @@
+package dev.tally.sidecar.internal.stream;
+
+import dev.tally.sidecar.internal.sse.EventId;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * All relayed streams of one sidecar, by stream id. {@link #sweep()} drops streams that ended or
+ * were left without a client for longer than the age limit. Thread-safe.
+ */
+public final class StreamRegistry {
+  private final Map<String, StreamBuffer> streams = new ConcurrentHashMap<>();
+  private final StreamLimits limits;
+  private final InstantSource clock;
+
+  private StreamRegistry(StreamLimits limits, InstantSource clock) {
+    this.limits = limits;
+    this.clock = clock;
+  }
+
+  public static StreamRegistry create(StreamLimits limits, InstantSource clock) {
+    return new StreamRegistry(limits, clock);
+  }
+
+  /** A new stream belonging to {@code session} (may be {@code null}). */
+  public StreamBuffer open(String session) {
+    while (true) {
+      String id = EventId.newStreamId();
+      StreamBuffer b = new StreamBuffer(id, session, limits, clock);
+      if (streams.putIfAbsent(id, b) == null) {
+        return b;
+      }
+    }
+  }
+
+  /** The stream a cursor points into, or {@code null}. */
+  public StreamBuffer find(EventId cursor) {
+    return cursor == null ? null : streams.get(cursor.stream());
+  }
+
+  /** Drops expired streams; returns how many. */
+  public int sweep() {
+    int n = 0;
+    var now = clock.instant();
+    for (var it = streams.values().iterator(); it.hasNext(); ) {
+      if (it.next().expire(now)) {
+        it.remove();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Streams currently kept. */
+  public int size() {
+    return streams.size();
+  }
+}

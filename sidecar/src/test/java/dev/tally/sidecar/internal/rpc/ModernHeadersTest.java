@@ -1,0 +1,109 @@
+package dev.tally.sidecar.internal.rpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.contract.ToolClass;
+import dev.tally.core.mcp.Headers;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class ModernHeadersTest {
+  private final JsonRpc json = JsonRpc.create(32);
+  private final ContractRegistry contracts = ContractRegistry.defaults();
+  private final ToolSchemas schemas = ToolSchemas.create(contracts);
+
+  private ToolCallBody body(String s) {
+    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+    return ToolCallBody.parse(json, b, 0, b.length);
+  }
+
+  private static Headers headers(String... kv) {
+    Map<String, String> m = new TreeMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i].toLowerCase(Locale.ROOT), kv[i + 1]);
+    }
+    return n -> m.get(n.toLowerCase(Locale.ROOT));
+  }
+
+  private void learnSql() throws Exception {
+    schemas.learn(
+        json.mapper()
+            .readTree(
+                "{\"tools\":[{\"name\":\"execute_sql\",\"annotations\":{\"readOnlyHint\":false,\"idempotentHint\":true},"
+                    + "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+                    + "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+                    + "\"opts\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}},"
+                    + "\"query\":{\"type\":\"string\"}}}}]}"));
+  }
+
+  private static final String CALL =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_sql\","
+          + "\"arguments\":{\"region\":\"us-west1\",\"opts\":{\"n\":42},\"query\":\"q\"},"
+          + "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}";
+
+  @Test
+  void matchingHeadersPass() throws Exception {
+    learnSql();
+    Headers h =
+        headers("Mcp-Name", "execute_sql", "Mcp-Param-Region", "us-west1", "mcp-param-n", "42.0");
+    assertThat(ModernHeaders.checkToolCall(h, body(CALL), schemas, "2026-07-28")).isNull();
+    assertThat(contracts.resolve("execute_sql").toolClass()).isEqualTo(ToolClass.KEYED);
+  }
+
+  @Test
+  void base64NameIsDecodedBeforeComparing() {
+    String call = CALL.replace("execute_sql", "café");
+    Headers h = headers("Mcp-Name", "=?base64?Y2Fmw6k=?=");
+    assertThat(ModernHeaders.checkToolCall(h, body(call), schemas, "2026-07-28")).isNull();
+  }
+
+  @Test
+  void mismatchesAreNamedWithoutValues() throws Exception {
+    learnSql();
+    ToolCallBody b = body(CALL);
+    assertThat(ModernHeaders.checkToolCall(headers(), b, schemas, "2026-07-28"))
+        .contains("Mcp-Name is missing");
+    assertThat(ModernHeaders.checkToolCall(headers("Mcp-Name", "other"), b, schemas, "2026-07-28"))
+        .contains("Mcp-Name does not match");
+    assertThat(
+            ModernHeaders.checkToolCall(
+                headers("Mcp-Name", "execute_sql", "Mcp-Param-N", "42"), b, schemas, "2026-07-28"))
+        .contains("Mcp-Param-Region is missing");
+    String wrong =
+        ModernHeaders.checkToolCall(
+            headers("Mcp-Name", "execute_sql", "Mcp-Param-Region", "eu-x", "Mcp-Param-N", "42"),
+            b,
+            schemas,
+            "2026-07-28");
+    assertThat(wrong)
+        .contains("Mcp-Param-Region does not match")
+        .doesNotContain("eu-x")
+        .doesNotContain("us-west1");
+    assertThat(
+            ModernHeaders.checkToolCall(
+                headers(
+                    "Mcp-Name", "execute_sql", "Mcp-Param-Region", "us-west1", "Mcp-Param-N", "42"),
+                b,
+                schemas,
+                "2026-08-01"))
+        .contains("MCP-Protocol-Version");
+  }
+
+  @Test
+  void methodHeaderMustMatch() {
+    assertThat(ModernHeaders.checkMethod(null, "tools/call")).contains("missing");
+    assertThat(ModernHeaders.checkMethod("tools/list", "tools/call")).contains("does not match");
+    assertThat(ModernHeaders.checkMethod("tools/call", "tools/call")).isNull();
+  }
+
+  @Test
+  void eraIsDecidedByProtocolVersion() {
+    assertThat(ModernHeaders.isModern("2026-07-28")).isTrue();
+    assertThat(ModernHeaders.isModern("2025-11-25")).isFalse();
+    assertThat(ModernHeaders.isModern(null)).isFalse();
+  }
+}

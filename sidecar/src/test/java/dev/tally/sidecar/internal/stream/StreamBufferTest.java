@@ -1,0 +1,166 @@
+package dev.tally.sidecar.internal.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.sidecar.internal.sse.EventId;
+import dev.tally.sidecar.internal.sse.SseEvent;
+import dev.tally.sidecar.internal.sse.SseParser;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class StreamBufferTest {
+  private final AtomicReference<Instant> now =
+      new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
+  private final InstantSource clock = () -> now.get();
+  private final StreamRegistry registry =
+      StreamRegistry.create(new StreamLimits(3, 10_000, Duration.ofMinutes(1)), clock);
+
+  /** A client that parses what it receives. */
+  static final class Client implements EventSink {
+    final List<SseEvent> events = new ArrayList<>();
+    final SseParser parser = SseParser.create(events::add, 4096);
+    boolean ended;
+    boolean gone;
+
+    @Override
+    public Future<Void> write(Buffer bytes) {
+      if (gone) {
+        return Future.failedFuture("gone");
+      }
+      parser.feed(bytes.getBytes());
+      return Future.succeededFuture();
+    }
+
+    @Override
+    public void end() {
+      ended = true;
+    }
+
+    List<String> data() {
+      return events.stream().map(SseEvent::dataString).toList();
+    }
+  }
+
+  private static SseEvent ev(String s) {
+    return SseEvent.data(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void eventsGetSequentialSidecarIds() {
+    StreamBuffer b = registry.open(null);
+    Client c = new Client();
+    b.attach(c);
+    b.append(ev("a"), Delivery.NONE);
+    b.append(ev("b"), Delivery.NONE);
+    assertThat(c.events).extracting(SseEvent::id).containsExactly(b.id() + ".1", b.id() + ".2");
+  }
+
+  @Test
+  void resumeReplaysOnlyWhatFollowedThenContinuesLive() {
+    StreamBuffer b = registry.open("s1");
+    Client first = new Client();
+    b.attach(first);
+    b.append(ev("a"), Delivery.NONE);
+    first.gone = true;
+    b.detach(first);
+    b.append(ev("b"), Delivery.NONE);
+    b.append(ev("c"), Delivery.NONE);
+
+    Client second = new Client();
+    EventId cursor = EventId.parse(first.events.get(0).id());
+    assertThat(registry.find(cursor)).isSameAs(b);
+    assertThat(b.resume(cursor.seq(), second)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(second.data()).containsExactly("b", "c");
+    b.append(ev("d"), Delivery.NONE);
+    assertThat(second.data()).containsExactly("b", "c", "d");
+    b.end();
+    assertThat(second.ended).isTrue();
+  }
+
+  @Test
+  void resumeOfAnEndedStreamReplaysAndEnds() {
+    StreamBuffer b = registry.open(null);
+    b.append(ev("a"), Delivery.NONE);
+    b.end();
+    Client c = new Client();
+    assertThat(b.resume(0, c)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(c.data()).containsExactly("a");
+    assertThat(c.ended).isTrue();
+  }
+
+  @Test
+  void evictedOrFutureCursorsAreUnknown() {
+    StreamBuffer b = registry.open(null);
+    for (String s : List.of("a", "b", "c", "d", "e")) {
+      b.append(ev(s), Delivery.NONE);
+    }
+    assertThat(b.size()).isEqualTo(3);
+    assertThat(b.resume(1, new Client())).isEqualTo(StreamBuffer.Resume.UNKNOWN);
+    assertThat(b.resume(9, new Client())).isEqualTo(StreamBuffer.Resume.UNKNOWN);
+    Client ok = new Client();
+    assertThat(b.resume(2, ok)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(ok.data()).containsExactly("c", "d", "e");
+  }
+
+  @Test
+  void eventsOlderThanTheAgeLimitAreDropped() {
+    StreamBuffer b = registry.open(null);
+    b.append(ev("old"), Delivery.NONE);
+    now.set(now.get().plusSeconds(61));
+    b.append(ev("new"), Delivery.NONE);
+    assertThat(b.resume(0, new Client())).isEqualTo(StreamBuffer.Resume.UNKNOWN);
+    Client c = new Client();
+    assertThat(b.resume(1, c)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(c.data()).containsExactly("new");
+  }
+
+  @Test
+  void deliveryIsReportedFalseThenTrueWhenAResumedClientGetsIt() {
+    StreamBuffer b = registry.open(null);
+    List<Boolean> outcomes = new ArrayList<>();
+    b.append(ev("result"), outcomes::add);
+    assertThat(outcomes).containsExactly(false);
+    b.resume(0, new Client());
+    assertThat(outcomes).containsExactly(false, true);
+    b.resume(0, new Client());
+    assertThat(outcomes).containsExactly(false, true);
+  }
+
+  @Test
+  void sweepDropsEndedAndAbandonedStreamsAndCancelsTheirUpstream() {
+    StreamBuffer ended = registry.open(null);
+    ended.end();
+    StreamBuffer abandoned = registry.open(null);
+    boolean[] cancelled = {false};
+    abandoned.onCancel(() -> cancelled[0] = true);
+    StreamBuffer watched = registry.open(null);
+    watched.attach(new Client());
+    assertThat(registry.sweep()).isZero();
+    now.set(now.get().plusSeconds(61));
+    assertThat(registry.sweep()).isEqualTo(2);
+    assertThat(cancelled[0]).isTrue();
+    assertThat(registry.size()).isEqualTo(1);
+    assertThat(registry.find(new EventId(ended.id(), 0))).isNull();
+  }
+
+  @Test
+  void aNewClientReplacesTheOldOne() {
+    StreamBuffer b = registry.open(null);
+    Client one = new Client();
+    b.attach(one);
+    Client two = new Client();
+    b.resume(0, two);
+    assertThat(one.ended).isTrue();
+    b.append(ev("x"), Delivery.NONE);
+    assertThat(one.events).isEmpty();
+    assertThat(two.data()).containsExactly("x");
+  }
+}
