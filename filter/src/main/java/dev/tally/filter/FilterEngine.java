@@ -356,7 +356,7 @@ final class FilterEngine {
             "request body: over "
                 + settings.maxRequestBytes()
                 + " bytes ("
-                + FilterSettings.KEY_MAX_REQUEST_BYTES
+                + "limits.maxRequestBytes"
                 + ")"));
   }
 

@@ -1,21 +1,34 @@
 package dev.tally.filter;
 
+import dev.tally.core.config.StoreConfig;
+import dev.tally.core.config.TallyConfig;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.MemoryExecutionStore;
+import dev.tally.core.store.MemoryStoreOptions;
+import dev.tally.core.store.journal.JournalExecutionStore;
+import dev.tally.core.store.journal.JournalOptions;
+import java.time.Clock;
 
-/** Opens the store named by {@code store.kind}. */
+/** Opens the store named by the {@code store} key. */
 final class Stores {
   private Stores() {}
 
-  static ExecutionStore open(FilterSettings s) {
-    return switch (s.storeKind()) {
-      case "memory" -> MemoryExecutionStore.create();
-      default ->
+  static ExecutionStore open(TallyConfig config, Clock clock) {
+    StoreConfig s = config.store();
+    int maxResult = config.limits().maxResultBytes();
+    return switch (s.kind()) {
+      case MEMORY ->
+          MemoryExecutionStore.create(MemoryStoreOptions.defaults().withMaxResultBytes(maxResult));
+      case JOURNAL ->
+          JournalExecutionStore.open(
+              JournalOptions.defaults(s.journalDir())
+                  .withMaxResultBytes(maxResult)
+                  .withClock(clock));
+      case POSTGRES ->
           throw new IllegalArgumentException(
-              FilterSettings.KEY_STORE_KIND
-                  + ": "
-                  + s.storeKind()
-                  + " (not available in this build; expected: memory, or give"
+              "store: "
+                  + s.redacted()
+                  + " (expected: memory or journal:DIR; for PostgreSQL give"
                   + " TallyFilter.builder() a store)");
     };
   }

@@ -1,7 +1,12 @@
 package dev.tally.filter;
 
 import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.actor.ActorResolvers;
+import dev.tally.core.canonical.Jcs;
+import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.TallyConfig;
 import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.fingerprint.KeyFiles;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.GateOptions;
@@ -16,7 +21,9 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Enumeration;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -33,6 +40,9 @@ import java.util.UUID;
 public final class TallyFilter implements Filter {
   /** Request attribute holding the execution id of a dispatched call. */
   public static final String EXECUTION_ID_ATTRIBUTE = FilterEngine.EXECUTION_ID_ATTRIBUTE;
+
+  /** The init-param naming the shared YAML configuration file. */
+  public static final String CONFIG_PARAM = "tally.config";
 
   private volatile FilterEngine engine;
   private AutoCloseable owned;
@@ -56,13 +66,33 @@ public final class TallyFilter implements Filter {
       return;
     }
     try {
-      FilterSettings settings = FilterSettings.fromParameters(config::getInitParameter);
-      TallyFilter built = builder().settings(settings).build();
+      TallyFilter built = builder().config(load(config)).build();
       this.engine = built.engine;
       this.owned = built.owned;
     } catch (RuntimeException e) {
       throw new ServletException("tally filter: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The shared configuration: the file named by init-param {@value #CONFIG_PARAM}, the {@code
+   * TALLY_*} environment, then every other init-param as a key path ({@code store}, {@code
+   * limits.maxRequestBytes}, {@code filter.framing}), with the precedence of a command-line flag.
+   */
+  static TallyConfig load(FilterConfig config) {
+    ConfigOverrides overrides = ConfigOverrides.ofEnv(System.getenv());
+    String file = null;
+    for (Enumeration<String> names = config.getInitParameterNames(); names.hasMoreElements(); ) {
+      String name = names.nextElement();
+      String value = config.getInitParameter(name);
+      if (name.equals(CONFIG_PARAM)) {
+        file = value;
+      } else if (value != null) {
+        overrides = overrides.withFlag(name, value.trim());
+      }
+    }
+    return TallyConfig.load(
+        file == null || file.isBlank() ? null : Path.of(file.trim()), overrides);
   }
 
   @Override
@@ -101,7 +131,8 @@ public final class TallyFilter implements Filter {
 
   /** Builds a {@link TallyFilter}; every part has a default except where noted. */
   public static final class Builder {
-    private FilterSettings settings = FilterSettings.defaults();
+    private TallyConfig config = TallyConfig.defaults();
+    private FilterSettings settings;
     private ExecutionStore store;
     private KeyRing keys;
     private ContractRegistry contracts;
@@ -111,15 +142,20 @@ public final class TallyFilter implements Filter {
 
     private Builder() {}
 
-    /** The settings (default {@link FilterSettings#defaults()}). */
-    public Builder settings(FilterSettings s) {
-      this.settings = Objects.requireNonNull(s, "settings");
+    /**
+     * The shared configuration (default {@link TallyConfig#defaults()}): tool contracts, actor,
+     * idempotency and intent-scope sources, limits, lease, HMAC keys, store, and the {@code filter}
+     * section.
+     */
+    public Builder config(TallyConfig c) {
+      this.config = Objects.requireNonNull(c, "config");
       return this;
     }
 
-    /** Same as {@link #settings}: the configuration the filter runs with. */
-    public Builder config(FilterSettings s) {
-      return settings(s);
+    /** The filter's own settings (default: {@link FilterSettings#from} the configuration). */
+    public Builder settings(FilterSettings s) {
+      this.settings = Objects.requireNonNull(s, "settings");
+      return this;
     }
 
     /**
@@ -131,19 +167,24 @@ public final class TallyFilter implements Filter {
       return this;
     }
 
-    /** The HMAC keys (default: from {@code keys.file} or the {@code keys.env} variable). */
+    /**
+     * The HMAC keys (default: {@code hmac.keyFile}, else a key file generated beside the store as
+     * {@code tally serve} does).
+     */
     public Builder keys(KeyRing k) {
       this.keys = Objects.requireNonNull(k, "keys");
       return this;
     }
 
-    /** Tool contracts (default: none configured; learned from {@code tools/list}). */
+    /**
+     * Tool contracts (default: the configuration's {@code tools}; learned from {@code tools/list}).
+     */
     public Builder contracts(ContractRegistry c) {
       this.contracts = Objects.requireNonNull(c, "contracts");
       return this;
     }
 
-    /** Who is calling (default: {@code actor.header}, else the bearer token's keyed hash). */
+    /** Who is calling (default: the configuration's {@code actor}). */
     public Builder actors(ActorResolver a) {
       this.actors = Objects.requireNonNull(a, "actors");
       return this;
@@ -154,7 +195,7 @@ public final class TallyFilter implements Filter {
       return this;
     }
 
-    /** Gate options (default {@link GateOptions#defaults} with a fresh owner id). */
+    /** Gate options (default: from the configuration, with a fresh owner id). */
     public Builder gateOptions(GateOptions o) {
       this.gateOptions = Objects.requireNonNull(o, "gateOptions");
       return this;
@@ -166,19 +207,27 @@ public final class TallyFilter implements Filter {
      * @throws IllegalArgumentException naming the setting that is wrong
      */
     public TallyFilter build() {
-      KeyRing k = keys != null ? keys : Keys.load(settings, System::getenv);
+      FilterSettings fs = settings != null ? settings : FilterSettings.from(config);
+      KeyRing k = keys != null ? keys : loadKeys();
       ExecutionStore s = store;
       AutoCloseable owned = null;
       if (s == null) {
-        s = Stores.open(settings);
+        s = Stores.open(config, clock);
         owned = s;
       }
-      ContractRegistry c = contracts != null ? contracts : ContractRegistry.defaults();
-      ActorResolver a = actors != null ? actors : Actors.resolver(settings.actorHeader(), k);
+      ContractRegistry c = contracts != null ? contracts : config.tools().newRegistry();
+      ActorResolver a = actors != null ? actors : ActorResolvers.from(config.actor(), k);
       GateOptions o =
-          gateOptions != null ? gateOptions : GateOptions.defaults("filter-" + UUID.randomUUID());
-      Gate gate = Gate.create(o, s, c, k, a, clock);
-      return new TallyFilter(new FilterEngine(gate, settings, ToolParamHeaders.create()), owned);
+          gateOptions != null ? gateOptions : config.gateOptions("filter-" + UUID.randomUUID());
+      Gate gate = Gate.create(o, s, c, k, a, Jcs.create(config.limits().canonical()), clock);
+      return new TallyFilter(new FilterEngine(gate, fs, ToolParamHeaders.create()), owned);
+    }
+
+    private KeyRing loadKeys() {
+      Path file = config.hmac().keyFile();
+      return file != null
+          ? KeyFiles.load(file)
+          : KeyFiles.loadOrGenerate(config.store().generatedKeyFile(), clock);
     }
   }
 }

@@ -14,6 +14,9 @@ import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTrans
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import jakarta.servlet.FilterRegistration;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -24,6 +27,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -55,6 +59,11 @@ final class SdkApp {
   private final URI endpoint;
 
   private SdkApp(ExecutionStore store, TallyFilter filter) throws Exception {
+    this(store, filter, ctx -> {});
+  }
+
+  private SdkApp(ExecutionStore store, TallyFilter filter, Consumer<ServletContextHandler> setup)
+      throws Exception {
     this.store = store;
     this.filter = filter;
     HttpServletStreamableServerTransportProvider transport =
@@ -135,6 +144,7 @@ final class SdkApp {
       fh.setAsyncSupported(true);
       ctx.addFilter(fh, "/mcp", EnumSet.of(DispatcherType.REQUEST));
     }
+    setup.accept(ctx);
     FilterHolder counting = new FilterHolder(countingFilter());
     counting.setAsyncSupported(true);
     ctx.addFilter(counting, "/mcp", EnumSet.of(DispatcherType.REQUEST));
@@ -153,6 +163,28 @@ final class SdkApp {
   static SdkApp withFilter(ExecutionStore store, FilterSettings settings) throws Exception {
     TallyFilter filter = TallyFilter.builder().settings(settings).store(store).keys(keys()).build();
     return new SdkApp(store, filter);
+  }
+
+  /**
+   * The app with Tally registered as a web app would: {@code ServletContext.addFilter} from a
+   * context listener, configured by init-params only.
+   */
+  static SdkApp withRegisteredFilter(Map<String, String> initParams) throws Exception {
+    return new SdkApp(
+        null,
+        null,
+        ctx ->
+            ctx.addEventListener(
+                new ServletContextListener() {
+                  @Override
+                  public void contextInitialized(ServletContextEvent e) {
+                    FilterRegistration.Dynamic r =
+                        e.getServletContext().addFilter("tally", TallyFilter.class);
+                    initParams.forEach(r::setInitParameter);
+                    r.setAsyncSupported(true);
+                    r.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/mcp");
+                  }
+                }));
   }
 
   /** The same app without Tally. */
