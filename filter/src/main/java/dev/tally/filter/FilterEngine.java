@@ -14,9 +14,7 @@ import dev.tally.core.gate.ToolCall;
 import dev.tally.core.mcp.Headers;
 import dev.tally.core.mcp.JsonRpcScan;
 import dev.tally.core.mcp.McpRequestHeaders;
-import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
-import dev.tally.core.mcp.ToolListing;
 import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.core.mcp.ToolResults;
 import jakarta.servlet.FilterChain;
@@ -130,7 +128,8 @@ final class FilterEngine {
       passAndLearn(req, res, chain, body);
       return;
     }
-    if (!scan.isToolsCall()) {
+    if (!scan.isToolsCall() || isReadOnly(scan.name())) {
+      // Read-only tools pass through without a JSON tree: the gate would record nothing.
       chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
       return;
     }
@@ -265,57 +264,23 @@ final class FilterEngine {
   private void passAndLearn(
       HttpServletRequest req, HttpServletResponse res, FilterChain chain, byte[] body)
       throws IOException, ServletException {
-    JsonNode id = requestId(body);
-    LearningTap tap = new LearningTap(settings.maxResponseBytes(), id);
+    LearningTap tap =
+        new LearningTap(
+            settings.maxResponseBytes(), requestId(body), gate.contracts(), paramHeaders);
     ObservedResponse observed = new ObservedResponse(res, tap);
     tap.response = observed;
-    chain.doFilter(new BufferedRequest(req, body).asyncWith(observed, null), observed);
-  }
-
-  /** Feeds a {@code tools/list} response to {@link ToolListing#learn}. */
-  private final class LearningTap implements BodyTap {
-    private final int max;
-    private final JsonNode id;
-    private HttpServletResponse response;
-    private RpcResponseWatcher watcher;
-    private boolean chosen;
-
-    LearningTap(int max, JsonNode id) {
-      this.max = max;
-      this.id = id;
-    }
-
-    @Override
-    public synchronized void bytes(byte[] b, int off, int len) {
-      if (!chosen) {
-        chosen = true;
-        watcher =
-            RpcResponseWatcher.forContentType(response.getContentType(), id, max, this::learn);
-      }
-      if (watcher != null) {
-        watcher.feed(b, off, len);
-      }
-    }
-
-    @Override
-    public void writeFailed() {}
-
-    @Override
-    public synchronized void flushed(boolean ok) {
-      // A JSON answer is complete once the servlet flushes it.
-      if (watcher != null && !response.getContentType().startsWith("text/event-stream")) {
-        watcher.end();
-      }
-    }
-
-    private void learn(RpcOutcome o) {
-      if (o instanceof RpcOutcome.Result r) {
-        try {
-          ToolListing.learn(STRICT.readTree(r.result()), gate.contracts(), paramHeaders);
-        } catch (IOException e) {
-          // Not a tools/list result Tally understands: nothing learned.
-        }
-      }
+    boolean[] async = new boolean[1];
+    BufferedRequest wrapped =
+        new BufferedRequest(req, body)
+            .asyncWith(
+                observed,
+                ac -> {
+                  async[0] = true;
+                  ac.addListener(tap);
+                });
+    chain.doFilter(wrapped, observed);
+    if (!async[0]) {
+      tap.end();
     }
   }
 
@@ -358,6 +323,10 @@ final class FilterEngine {
                 + " bytes ("
                 + "limits.maxRequestBytes"
                 + ")"));
+  }
+
+  private boolean isReadOnly(String tool) {
+    return tool != null && gate.contracts().resolve(tool).isReadOnly();
   }
 
   static boolean validId(JsonNode id) {

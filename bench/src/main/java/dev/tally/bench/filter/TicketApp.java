@@ -72,6 +72,8 @@ final class TicketApp {
     ServerConnector connector = new ServerConnector(server, 1, 1);
     connector.setHost("127.0.0.1");
     connector.setPort(0);
+    // The driver leaves one app idle while it loads the other: keep its connections open.
+    connector.setIdleTimeout(600_000);
     server.addConnector(connector);
     ServletContextHandler ctx = new ServletContextHandler();
     ctx.setContextPath("/");

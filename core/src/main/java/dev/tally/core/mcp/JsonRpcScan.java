@@ -14,14 +14,17 @@ import java.io.IOException;
  * <p>Implementation note: the whole body is scanned, not only up to {@code method}, because a
  * second top-level {@code method} member would let a body that looks like {@code tools/list} here
  * run as {@code tools/call} in a server whose parser keeps the last duplicate. Such a body is
- * {@link Kind#MALFORMED}.
+ * {@link Kind#MALFORMED}; so is one with a duplicate {@code params} or {@code params.name}, since
+ * {@code params.name} decides whether a call is read-only.
  *
  * @param kind what the body is
  * @param method the top-level {@code method} string, or {@code null}
+ * @param name {@code params.name} when it is a string (the tool of a {@code tools/call}), or {@code
+ *     null}
  * @param problem why the body is {@link Kind#MALFORMED} or {@link Kind#INVALID} (names a position
  *     or member, never a value), or {@code null}
  */
-public record JsonRpcScan(Kind kind, String method, String problem) {
+public record JsonRpcScan(Kind kind, String method, String name, String problem) {
 
   /** The kinds of body. */
   public enum Kind {
@@ -62,14 +65,17 @@ public record JsonRpcScan(Kind kind, String method, String problem) {
       }
       if (first == JsonToken.START_ARRAY) {
         p.skipChildren();
-        return trailing(p, new JsonRpcScan(Kind.BATCH, null, null));
+        return trailing(p, new JsonRpcScan(Kind.BATCH, null, null, null));
       }
       if (first != JsonToken.START_OBJECT) {
         p.skipChildren();
-        return trailing(p, new JsonRpcScan(Kind.INVALID, null, "the body is not a JSON object"));
+        return trailing(
+            p, new JsonRpcScan(Kind.INVALID, null, null, "the body is not a JSON object"));
       }
       String method = null;
+      String toolName = null;
       boolean methodSeen = false;
+      boolean paramsSeen = false;
       boolean methodNotString = false;
       JsonToken t;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
@@ -85,6 +91,19 @@ public record JsonRpcScan(Kind kind, String method, String problem) {
           } else {
             methodNotString = true;
           }
+        } else if ("params".equals(name)) {
+          if (paramsSeen) {
+            return malformed("duplicate top-level member \"params\"");
+          }
+          paramsSeen = true;
+          if (v == JsonToken.START_OBJECT) {
+            Object n = paramsName(p);
+            if (n == DUPLICATE) {
+              return malformed("duplicate member \"params.name\"");
+            }
+            toolName = (String) n;
+            continue;
+          }
         }
         p.skipChildren();
       }
@@ -93,11 +112,11 @@ public record JsonRpcScan(Kind kind, String method, String problem) {
       }
       JsonRpcScan result;
       if (methodNotString) {
-        result = new JsonRpcScan(Kind.INVALID, null, "method: expected a string");
+        result = new JsonRpcScan(Kind.INVALID, null, null, "method: expected a string");
       } else if (method == null) {
-        result = new JsonRpcScan(Kind.RESPONSE, null, null);
+        result = new JsonRpcScan(Kind.RESPONSE, null, null, null);
       } else {
-        result = new JsonRpcScan(Kind.REQUEST, method, null);
+        result = new JsonRpcScan(Kind.REQUEST, method, toolName, null);
       }
       return trailing(p, result);
     } catch (IOException e) {
@@ -118,6 +137,30 @@ public record JsonRpcScan(Kind kind, String method, String problem) {
   }
 
   private static JsonRpcScan malformed(String why) {
-    return new JsonRpcScan(Kind.MALFORMED, null, why);
+    return new JsonRpcScan(Kind.MALFORMED, null, null, why);
+  }
+
+  private static final Object DUPLICATE = new Object();
+
+  /**
+   * Reads the members of {@code params} (the parser is on its START_OBJECT) up to its END_OBJECT:
+   * the string {@code name}, {@code null}, or {@link #DUPLICATE}.
+   */
+  private static Object paramsName(JsonParser p) throws IOException {
+    String name = null;
+    boolean seen = false;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      if ("name".equals(field)) {
+        if (seen) {
+          return DUPLICATE;
+        }
+        seen = true;
+        name = v == JsonToken.VALUE_STRING ? p.getText() : null;
+      }
+      p.skipChildren();
+    }
+    return name;
   }
 }

@@ -21,6 +21,22 @@ class JsonRpcScanTest {
   }
 
   @Test
+  void findsTheToolNameAndRefusesDuplicatesThatCouldHideIt() {
+    assertThat(
+            scan("{\"method\":\"tools/call\",\"params\":{\"arguments\":{\"name\":\"x\"},\"name\":\"read\"}}")
+                .name())
+        .isEqualTo("read");
+    assertThat(
+            scan("{\"method\":\"tools/call\",\"params\":{\"name\":\"read\",\"name\":\"write\"}}")
+                .kind())
+        .isEqualTo(Kind.MALFORMED);
+    assertThat(
+            scan("{\"method\":\"tools/call\",\"params\":{\"name\":\"read\"},\"params\":{}}").kind())
+        .isEqualTo(Kind.MALFORMED);
+    assertThat(scan("{\"method\":\"tools/call\",\"params\":{\"name\":7}}").name()).isNull();
+  }
+
+  @Test
   void objectWithoutMethodIsAResponse() {
     assertThat(scan("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}").kind())
         .isEqualTo(Kind.RESPONSE);
