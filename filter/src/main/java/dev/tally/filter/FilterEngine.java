@@ -79,7 +79,7 @@ final class FilterEngine {
       tooLarge(res);
       return;
     }
-    byte[] body = readBody(req.getInputStream(), settings.maxRequestBytes());
+    byte[] body = readBody(req.getInputStream(), settings.maxRequestBytes(), declared);
     if (body == null) {
       tooLarge(res);
       return;
@@ -338,20 +338,25 @@ final class FilterEngine {
     return mt.equals("application/json");
   }
 
-  /** Reads at most {@code max} bytes; {@code null} if the body is longer. */
-  static byte[] readBody(InputStream in, int max) throws IOException {
-    byte[] buf = new byte[Math.min(max + 1, 8192)];
+  /**
+   * Reads at most {@code max} bytes; {@code null} if the body is longer. {@code declared} (the
+   * {@code Content-Length}, or -1) sizes the buffer so a well-behaved request is read without
+   * copying.
+   */
+  static byte[] readBody(InputStream in, int max, long declared) throws IOException {
+    int initial = declared >= 0 ? (int) Math.min(declared, max) + 1 : Math.min(max + 1, 1024);
+    byte[] buf = new byte[Math.max(initial, 1)];
     int n = 0;
     while (true) {
       if (n == buf.length) {
         if (buf.length > max) {
           return null;
         }
-        buf = Arrays.copyOf(buf, Math.min(max + 1, buf.length * 2));
+        buf = Arrays.copyOf(buf, (int) Math.min(max + 1L, buf.length * 2L));
       }
       int r = in.read(buf, n, buf.length - n);
       if (r < 0) {
-        return Arrays.copyOf(buf, n);
+        return n == buf.length ? buf : Arrays.copyOf(buf, n);
       }
       n += r;
       if (n > max) {

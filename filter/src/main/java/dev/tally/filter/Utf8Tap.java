@@ -6,7 +6,7 @@ package dev.tally.filter;
  */
 final class Utf8Tap {
   private final BodyTap tap;
-  private final byte[] buf = new byte[4096];
+  private final byte[] buf = new byte[512];
   private int n;
   private char pendingHigh;
 

@@ -136,8 +136,13 @@ public final class RpcResponseWatcher {
     if (!e.type().equals(SseFrames.MESSAGE) || e.data().isEmpty()) {
       return;
     }
-    byte[] b = e.data().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    examine(b, b.length);
+    JsonNode msg;
+    try {
+      msg = MAPPER.readTree(e.data());
+    } catch (IOException ex) {
+      return;
+    }
+    examine(msg);
   }
 
   private void examine(byte[] b, int len) {
@@ -147,6 +152,10 @@ public final class RpcResponseWatcher {
     } catch (IOException ex) {
       return;
     }
+    examine(msg);
+  }
+
+  private void examine(JsonNode msg) {
     if (msg == null || !msg.isObject() || msg.has("method") || !sameId(expectedId, msg.get("id"))) {
       return;
     }
