@@ -113,7 +113,15 @@ final class StrictTreeReader {
       } catch (JsonEOFException e) {
         throw malformed("unexpected end of input" + offset(e.getLocation()));
       } catch (JsonProcessingException e) {
-        throw malformed(describe(e.getOriginalMessage()) + offset(e.getLocation()));
+        String m = e.getOriginalMessage();
+        if (m != null && m.contains("surrogate")) {
+          // Jackson 2.21+ refuses a broken pair in a member name itself.
+          throw new CanonicalizationException(
+              Code.LONE_SURROGATE,
+              pointer(depth),
+              "lone surrogate in a member name" + offset(e.getLocation()));
+        }
+        throw malformed(describe(m) + offset(e.getLocation()));
       } catch (IOException e) {
         throw malformed("unreadable input");
       }

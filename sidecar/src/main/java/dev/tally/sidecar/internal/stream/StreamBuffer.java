@@ -28,12 +28,15 @@ public final class StreamBuffer {
   private Instant idleSince;
   private EventSink sink;
   private Runnable cancelUpstream = () -> {};
+  private final Runnable forget;
+  private int unconfirmed;
 
   private static final class Entry {
     final long seq;
     final Buffer bytes;
     final Instant at;
     Delivery delivery;
+    boolean confirmed;
 
     Entry(long seq, Buffer bytes, Instant at, Delivery delivery) {
       this.seq = seq;
@@ -51,7 +54,9 @@ public final class StreamBuffer {
     UNKNOWN
   }
 
-  StreamBuffer(String id, String session, StreamLimits limits, InstantSource clock) {
+  StreamBuffer(
+      String id, String session, StreamLimits limits, InstantSource clock, Runnable forget) {
+    this.forget = forget;
     this.id = id;
     this.session = session;
     this.limits = limits;
@@ -107,6 +112,7 @@ public final class StreamBuffer {
       Buffer b = Buffer.buffer(SseWriter.encode(event.withId(new EventId(id, seq).toString())));
       e = new Entry(seq, b, clock.instant(), delivery);
       entries.addLast(e);
+      unconfirmed++;
       bytes += b.length();
       evict();
       target = sink;
@@ -122,23 +128,32 @@ public final class StreamBuffer {
     target.write(e.bytes).onComplete(ar -> report(e, ar.succeeded()));
   }
 
-  private static void report(Entry e, boolean ok) {
+  private void report(Entry e, boolean ok) {
     Delivery d;
-    synchronized (e) {
-      d = e.delivery;
-      if (d == null) {
-        return;
+    boolean done = false;
+    synchronized (this) {
+      if (ok && !e.confirmed) {
+        e.confirmed = true;
+        unconfirmed--;
+        done = ended && unconfirmed == 0;
       }
+      d = e.delivery;
       if (ok) {
         e.delivery = null;
       }
     }
-    d.written(ok);
+    if (d != null) {
+      d.written(ok);
+    }
+    if (done) {
+      forget.run();
+    }
   }
 
   /** The upstream stream ended: an attached client is ended too; later resumes replay and end. */
   public void end() {
     EventSink s;
+    boolean done;
     synchronized (this) {
       if (ended) {
         return;
@@ -147,9 +162,14 @@ public final class StreamBuffer {
       idleSince = clock.instant();
       s = sink;
       sink = null;
+      done = unconfirmed == 0;
     }
     if (s != null) {
       s.end();
+    }
+    // Everything reached a client: nobody needs to resume, so the stream is not kept.
+    if (done) {
+      forget.run();
     }
   }
 
@@ -206,6 +226,7 @@ public final class StreamBuffer {
       ended = true;
       entries.clear();
       bytes = 0;
+      unconfirmed = 0;
     }
     if (cancel != null) {
       cancel.run();
@@ -225,6 +246,9 @@ public final class StreamBuffer {
       }
       it.remove();
       bytes -= e.bytes.length();
+      if (!e.confirmed) {
+        unconfirmed--;
+      }
     }
   }
 

@@ -6,8 +6,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * All relayed streams of one sidecar, by stream id. {@link #sweep()} drops streams that ended or
- * were left without a client for longer than the age limit. Thread-safe.
+ * All relayed streams of one sidecar, by stream id. A stream whose every event reached a client is
+ * forgotten when it ends; {@link #sweep()} drops the others once they ended, or were left without a
+ * client, for longer than the age limit. Thread-safe.
  */
 public final class StreamRegistry {
   private final Map<String, StreamBuffer> streams = new ConcurrentHashMap<>();
@@ -27,7 +28,7 @@ public final class StreamRegistry {
   public StreamBuffer open(String session) {
     while (true) {
       String id = EventId.newStreamId();
-      StreamBuffer b = new StreamBuffer(id, session, limits, clock);
+      StreamBuffer b = new StreamBuffer(id, session, limits, clock, () -> streams.remove(id));
       if (streams.putIfAbsent(id, b) == null) {
         return b;
       }

@@ -135,8 +135,29 @@ class StreamBufferTest {
   }
 
   @Test
+  void fullyDeliveredStreamIsForgottenWhenItEnds() {
+    StreamBuffer b = registry.open(null);
+    b.attach(new Client());
+    b.append(ev("a"), Delivery.NONE);
+    assertThat(registry.size()).isEqualTo(1);
+    b.end();
+    assertThat(registry.size()).isZero();
+  }
+
+  @Test
+  void streamWithUndeliveredEventsIsKeptUntilAResumeDeliversThem() {
+    StreamBuffer b = registry.open(null);
+    b.append(ev("a"), Delivery.NONE);
+    b.end();
+    assertThat(registry.find(new EventId(b.id(), 0))).isSameAs(b);
+    b.resume(0, new Client());
+    assertThat(registry.size()).isZero();
+  }
+
+  @Test
   void sweepDropsEndedAndAbandonedStreamsAndCancelsTheirUpstream() {
     StreamBuffer ended = registry.open(null);
+    ended.append(ev("never delivered"), Delivery.NONE);
     ended.end();
     StreamBuffer abandoned = registry.open(null);
     boolean[] cancelled = {false};

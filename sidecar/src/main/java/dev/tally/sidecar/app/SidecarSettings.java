@@ -1,0 +1,213 @@
+package dev.tally.sidecar.app;
+
+import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.ConfigSection;
+import dev.tally.core.config.TallyConfig;
+import dev.tally.sidecar.SidecarOptions;
+import dev.tally.sidecar.admin.AdminOptions;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The sidecar's own configuration sections ({@code upstream:}, {@code sidecar:}, {@code stream:},
+ * {@code admin:}), validated with the same messages as the core sections. Immutable.
+ *
+ * @param sidecar proxy options
+ * @param admin admin endpoint options
+ * @param drainTimeout how long {@code SIGTERM} lets in-flight executions finish
+ */
+public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Duration drainTimeout) {
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(20);
+  public static final String ADMIN_TOKEN_ENV = "TALLY_ADMIN_TOKEN";
+
+  static final List<String> UPSTREAM_KEYS =
+      List.of("url", "timeout", "connectTimeout", "maxConnections", "maxResponseBytes");
+  static final List<String> SIDECAR_KEYS =
+      List.of(
+          "listen",
+          "path",
+          "allowedOrigins",
+          "allowLoopbackOrigins",
+          "eventLoops",
+          "nativeTransport",
+          "drainTimeout",
+          "maxJsonDepth");
+  static final List<String> STREAM_KEYS = List.of("maxEvents", "maxBytes", "maxAge", "priming");
+  static final List<String> ADMIN_KEYS = List.of("listen", "tokenFile");
+
+  /**
+   * Reads the sidecar sections of {@code config} (flags were applied when it was loaded;
+   * environment variables {@code TALLY_<SECTION>_<KEY>} are applied here).
+   *
+   * @throws dev.tally.core.config.ConfigException naming every problem
+   */
+  public static SidecarSettings from(TallyConfig config, ConfigOverrides overrides) {
+    ConfigSection up = section(config, "upstream", overrides, UPSTREAM_KEYS);
+    ConfigSection sc = section(config, "sidecar", overrides, SIDECAR_KEYS);
+    ConfigSection st = section(config, "stream", overrides, STREAM_KEYS);
+    ConfigSection ad = section(config, "admin", overrides, ADMIN_KEYS);
+    up.allowKeys(UPSTREAM_KEYS);
+    sc.allowKeys(SIDECAR_KEYS);
+    st.allowKeys(STREAM_KEYS);
+    ad.allowKeys(ADMIN_KEYS);
+
+    String url = up.string("url", null);
+    URI upstream = null;
+    if (url == null) {
+      up.problem(
+          "url",
+          "missing (expected: the MCP server's URL, e.g. http://127.0.0.1:3000/mcp; flag --upstream)");
+    } else {
+      try {
+        upstream = URI.create(url);
+        if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())
+            || upstream.getHost() == null) {
+          up.problem("url", up.raw("url"), "an http:// or https:// URL with a host");
+          upstream = null;
+        }
+      } catch (IllegalArgumentException e) {
+        up.problem("url", up.raw("url"), "an http:// or https:// URL with a host");
+      }
+    }
+    HostPort listen =
+        hostPort(
+            sc, "listen", new HostPort(SidecarOptions.DEFAULT_HOST, SidecarOptions.DEFAULT_PORT));
+    HostPort adminListen = hostPort(ad, "listen", AdminOptions.DEFAULT_LISTEN);
+    String token = adminToken(ad, overrides);
+    if (adminListen != null && !adminListen.isLoopback() && token == null) {
+      ad.problem(
+          "tokenFile",
+          "missing while admin.listen is "
+              + adminListen
+              + " (expected: a bearer token file, or env "
+              + ADMIN_TOKEN_ENV
+              + ", whenever the admin port is reachable beyond loopback)");
+    }
+    Duration drain =
+        sc.duration("drainTimeout", DEFAULT_DRAIN_TIMEOUT, Duration.ZERO, Duration.ofHours(1));
+    // Build with a placeholder when the URL is bad so every other key is still validated.
+    SidecarOptions.Builder b =
+        SidecarOptions.builder(upstream != null ? upstream : URI.create("http://invalid.invalid/"));
+    {
+      if (listen != null) {
+        b.host(listen.host()).port(listen.port());
+      }
+      String path = sc.string("path", null);
+      if (path != null) {
+        b.path(path);
+      }
+      b.allowedOrigins(
+          sc.strings(
+              "allowedOrigins",
+              List.of(),
+              s -> !s.isBlank(),
+              "an origin like https://app.example.com"));
+      Boolean loopback = sc.bool("allowLoopbackOrigins", null);
+      if (loopback != null) {
+        b.allowLoopbackOrigins(loopback);
+      }
+      b.maxRequestBytes(config.limits().maxRequestBytes());
+      b.maxJsonDepth(sc.integer("maxJsonDepth", config.limits().maxJsonDepth(), 1, 1000));
+      Integer loops = sc.integer("eventLoops", null, 1, 64);
+      if (loops != null) {
+        b.eventLoops(loops);
+      }
+      Boolean nat = sc.bool("nativeTransport", null);
+      if (nat != null) {
+        b.nativeTransport(nat);
+      }
+      b.upstreamTimeout(
+          up.duration(
+              "timeout",
+              SidecarOptions.DEFAULT_UPSTREAM_TIMEOUT,
+              Duration.ofMillis(1),
+              Duration.ofHours(24)));
+      b.upstreamConnectTimeout(
+          up.duration(
+              "connectTimeout",
+              SidecarOptions.DEFAULT_UPSTREAM_CONNECT_TIMEOUT,
+              Duration.ofMillis(1),
+              Duration.ofMinutes(10)));
+      b.upstreamMaxConnections(
+          up.integer(
+              "maxConnections", SidecarOptions.DEFAULT_UPSTREAM_MAX_CONNECTIONS, 1, 100_000));
+      b.maxResponseBytes(
+          up.bytes(
+                  "maxResponseBytes",
+                  (long) SidecarOptions.DEFAULT_MAX_RESPONSE_BYTES,
+                  1024L,
+                  (long) Integer.MAX_VALUE)
+              .intValue());
+      b.streamMaxEvents(
+          st.integer("maxEvents", SidecarOptions.DEFAULT_STREAM_MAX_EVENTS, 1, 1_000_000));
+      b.streamMaxBytes(
+          st.bytes("maxBytes", SidecarOptions.DEFAULT_STREAM_MAX_BYTES, 1024L, 1L << 34));
+      b.streamMaxAge(
+          st.duration(
+              "maxAge",
+              SidecarOptions.DEFAULT_STREAM_MAX_AGE,
+              Duration.ofSeconds(1),
+              Duration.ofDays(1)));
+      Boolean priming = st.bool("priming", null);
+      if (priming != null) {
+        b.primingEvents(priming);
+      }
+    }
+    List<String> problems = new java.util.ArrayList<>();
+    for (ConfigSection section : List.of(up, sc, st, ad)) {
+      problems.addAll(section.problems());
+    }
+    if (!problems.isEmpty()) {
+      throw new dev.tally.core.config.ConfigException(
+          "configuration", List.copyOf(new java.util.LinkedHashSet<>(problems)));
+    }
+    return new SidecarSettings(b.build(), new AdminOptions(adminListen, token), drain);
+  }
+
+  /** Section {@code name} with environment overrides for the keys no flag set (flags win). */
+  private static ConfigSection section(
+      TallyConfig config, String name, ConfigOverrides overrides, List<String> keys) {
+    List<String> fromEnv =
+        keys.stream().filter(k -> !overrides.flags().containsKey(name + "." + k)).toList();
+    return config.adapters().section(name, overrides, fromEnv);
+  }
+
+  private static HostPort hostPort(ConfigSection s, String key, HostPort def) {
+    String v = s.string(key, null);
+    if (v == null) {
+      return def;
+    }
+    HostPort hp = HostPort.parse(v);
+    if (hp == null) {
+      s.problem(key, s.raw(key), "HOST:PORT like 127.0.0.1:8080");
+    }
+    return hp;
+  }
+
+  private static String adminToken(ConfigSection ad, ConfigOverrides overrides) {
+    String file = ad.string("tokenFile", null);
+    if (file != null) {
+      try {
+        String t = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+        if (t.length() < 16) {
+          ad.problem(
+              "tokenFile",
+              "the token in " + file + " is " + t.length() + " characters (expected: at least 16)");
+          return null;
+        }
+        return t;
+      } catch (IOException | RuntimeException e) {
+        ad.problem(
+            "tokenFile", file + " cannot be read (expected: a readable file holding the token)");
+        return null;
+      }
+    }
+    String env = overrides.env(ADMIN_TOKEN_ENV);
+    return env == null || env.isBlank() ? null : env.strip();
+  }
+}

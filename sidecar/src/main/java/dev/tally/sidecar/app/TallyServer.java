@@ -1,0 +1,259 @@
+package dev.tally.sidecar.app;
+
+import dev.tally.core.actor.ActorResolvers;
+import dev.tally.core.audit.AuditedExecutionStore;
+import dev.tally.core.canonical.Jcs;
+import dev.tally.core.config.TallyConfig;
+import dev.tally.core.fingerprint.KeyFiles;
+import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.Operator;
+import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.journal.JournalExecutionStore;
+import dev.tally.core.store.journal.JournalStats;
+import dev.tally.sidecar.Sidecar;
+import dev.tally.sidecar.admin.AdminServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One running Tally sidecar process: store, key ring, gate, MCP proxy, admin endpoint, upstream
+ * probe. {@link #start} wires them from a validated configuration; {@link #stop} drains in the
+ * order that loses nothing: stop accepting, let in-flight executions finish (bounded), record the
+ * rest as {@code outcome_unknown}, close the store.
+ */
+public final class TallyServer {
+  private final Vertx vertx;
+  private final ExecutionStore store;
+  private final Gate gate;
+  private final Sidecar sidecar;
+  private final AdminServer admin;
+  private final UpstreamProbe probe;
+  private final SidecarSettings settings;
+  private final AuditTrail audit;
+
+  private TallyServer(
+      Vertx vertx,
+      ExecutionStore store,
+      Gate gate,
+      Sidecar sidecar,
+      AdminServer admin,
+      UpstreamProbe probe,
+      SidecarSettings settings,
+      AuditTrail audit) {
+    this.audit = audit;
+    this.vertx = vertx;
+    this.store = store;
+    this.gate = gate;
+    this.sidecar = sidecar;
+    this.admin = admin;
+    this.probe = probe;
+    this.settings = settings;
+  }
+
+  /**
+   * Opens the store and starts everything. Blocks until listening (this is process start-up, not an
+   * event loop). {@code log} receives one-line status messages, never secrets.
+   */
+  public static TallyServer start(
+      TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
+      throws Exception {
+    Objects.requireNonNull(config, "config");
+    ExecutionStore raw = Stores.open(config.store(), config.limits().maxResultBytes(), clock);
+    AuditTrail audit = null;
+    try {
+      audit = AuditTrail.open(config, settings, clock, log);
+      ExecutionStore store = audit.wrap(raw);
+      KeyRing keys = keyRing(config, clock, log);
+      Gate gate =
+          Gate.create(
+              config.gateOptions(owner()),
+              store,
+              config.tools().newRegistry(),
+              keys,
+              ActorResolvers.from(config.actor(), keys),
+              Jcs.create(config.limits().canonical()),
+              clock,
+              audit.sink());
+      Vertx vertx = Vertx.vertx(settings.sidecar().vertxOptions());
+      UpstreamProbe probe = new UpstreamProbe(vertx, settings.sidecar().upstream());
+      Sidecar sidecar =
+          Sidecar.start(vertx, settings.sidecar(), gate)
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      TallyServer[] self = new TallyServer[1];
+      AdminServer admin =
+          AdminServer.start(
+                  vertx,
+                  settings.admin(),
+                  store,
+                  Operator.create(store, clock),
+                  config.tools().defaults().resultRetention(),
+                  new AdminServer.Probe() {
+                    @Override
+                    public String notReadyReason() {
+                      return self[0] == null ? "starting" : self[0].notReadyReason();
+                    }
+
+                    @Override
+                    public String metrics() {
+                      return self[0] == null ? "" : self[0].metrics();
+                    }
+                  })
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      probe.start();
+      self[0] = new TallyServer(vertx, store, gate, sidecar, admin, probe, settings, audit);
+      return self[0];
+    } catch (Exception | Error e) {
+      raw.close();
+      if (audit != null) {
+        audit.close();
+      }
+      throw e;
+    }
+  }
+
+  private static KeyRing keyRing(TallyConfig config, Clock clock, Consumer<String> log) {
+    Path file = config.hmac().keyFile();
+    if (file != null) {
+      return KeyFiles.load(file);
+    }
+    Path generated = config.store().generatedKeyFile();
+    boolean existed = Files.exists(generated);
+    KeyRing ring = KeyFiles.loadOrGenerate(generated, clock);
+    if (!existed) {
+      log.accept(
+          "tally: no --hmac-key-file given; generated an HMAC key in "
+              + generated
+              + " (kept beside the store, never printed)");
+    } else {
+      log.accept("tally: using the HMAC key kept in " + generated);
+    }
+    return ring;
+  }
+
+  private static String owner() {
+    String pid = String.valueOf(ProcessHandle.current().pid());
+    String host = ManagementFactory.getRuntimeMXBean().getName();
+    int at = host.indexOf('@');
+    host = at >= 0 ? host.substring(at + 1) : host;
+    return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  public int mcpPort() {
+    return sidecar.port();
+  }
+
+  public int adminPort() {
+    return admin.port();
+  }
+
+  public Gate gate() {
+    return gate;
+  }
+
+  public ExecutionStore store() {
+    return store;
+  }
+
+  /** {@code null} when ready: the store accepts writes and the upstream answered once. */
+  public String notReadyReason() {
+    if (!store.isWritable()) {
+      return "store not writable";
+    }
+    if (!probe.reached()) {
+      return "upstream not reached yet";
+    }
+    return null;
+  }
+
+  /** Prometheus text exposition. */
+  public String metrics() {
+    StringBuilder b = new StringBuilder(512);
+    gauge(b, "tally_up", "1 while the process runs", 1);
+    gauge(
+        b,
+        "tally_ready",
+        "1 when the store is writable and the upstream was reached",
+        notReadyReason() == null ? 1 : 0);
+    gauge(
+        b,
+        "tally_store_writable",
+        "1 while the execution store accepts writes",
+        store.isWritable() ? 1 : 0);
+    gauge(
+        b, "tally_http_requests_in_flight", "MCP HTTP requests being handled", sidecar.inFlight());
+    gauge(b, "tally_executions_in_flight", "executions this instance is driving", gate.inFlight());
+    gauge(b, "tally_sse_streams", "relayed SSE streams kept for resumption", sidecar.streams());
+    ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
+    if (inner instanceof JournalExecutionStore j) {
+      JournalStats s = j.stats();
+      counter(b, "tally_journal_fsyncs_total", "fsyncs of the journal", s.fsyncs());
+      counter(
+          b, "tally_journal_records_total", "records written to the journal", s.recordsWritten());
+      counter(b, "tally_journal_bytes_total", "bytes written to the journal", s.bytesWritten());
+      counter(b, "tally_journal_compactions_total", "journal compactions", s.compactions());
+    }
+    return b.toString();
+  }
+
+  private static void gauge(StringBuilder b, String name, String help, long v) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ")
+        .append(name)
+        .append(" gauge\n")
+        .append(name)
+        .append(' ')
+        .append(v)
+        .append('\n');
+  }
+
+  private static void counter(StringBuilder b, String name, String help, long v) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ")
+        .append(name)
+        .append(" counter\n")
+        .append(name)
+        .append(' ')
+        .append(v)
+        .append('\n');
+  }
+
+  /**
+   * Drains and stops: new requests get 503, in-flight executions may finish within the drain
+   * timeout, those still open are recorded {@code outcome_unknown}, then the store is closed.
+   * Completes with the number of executions recorded as unknown.
+   */
+  public int stop() throws Exception {
+    Duration bound = settings.drainTimeout();
+    Future<Void> drained = sidecar.drain(bound);
+    int abandoned = 0;
+    try {
+      drained
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(bound.toMillis() + 5000, TimeUnit.MILLISECONDS);
+    } finally {
+      abandoned = gate.drain(Duration.ZERO).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      gate.close();
+      probe.close();
+      admin.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      store.close();
+      audit.close();
+    }
+    return abandoned;
+  }
+}

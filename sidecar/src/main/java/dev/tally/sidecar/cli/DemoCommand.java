@@ -1,0 +1,29 @@
+package dev.tally.sidecar.cli;
+
+import dev.tally.sidecar.demo.Demo;
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+
+/** {@code tally demo}: the self-contained walk-through for a newcomer. */
+@Command(
+    name = "demo",
+    description = {
+      "Starts a demo MCP server with a write tool that counts its side effects, Tally in front of",
+      "it, and a scripted agent that loses a response and retries. Prints each step; exits 0."
+    })
+final class DemoCommand implements Callable<Integer> {
+  PrintStream out = System.out;
+  PrintStream err = System.err;
+
+  @Override
+  public Integer call() {
+    try {
+      new Demo(out).run();
+      return 0;
+    } catch (Exception e) {
+      err.println("tally demo: " + Errors.describe(e));
+      return 1;
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package dev.tally.sidecar.cli;
+
+import dev.tally.core.config.ConfigException;
+import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.TallyConfig;
+import dev.tally.core.fingerprint.KeyException;
+import dev.tally.sidecar.app.SidecarSettings;
+import dev.tally.sidecar.app.TallyServer;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tally serve}: runs the sidecar in front of an MCP server until {@code SIGTERM}, then
+ * drains and exits 0. Precedence of settings: flag &gt; environment &gt; config file &gt; default.
+ */
+@Command(
+    name = "serve",
+    description =
+        "Runs the sidecar in front of an MCP server (Ctrl-C or SIGTERM drains and stops).")
+final class ServeCommand implements Callable<Integer> {
+  @Option(
+      names = "--upstream",
+      description = "The MCP server's URL, e.g. http://127.0.0.1:3000/mcp (upstream.url).")
+  String upstream;
+
+  @Option(
+      names = "--listen",
+      description = "MCP listen address HOST:PORT (sidecar.listen; default 127.0.0.1:8080).")
+  String listen;
+
+  @Option(
+      names = "--admin",
+      description = "Admin listen address HOST:PORT (admin.listen; default 127.0.0.1:9090).")
+  String admin;
+
+  @Option(
+      names = "--store",
+      description = "memory | journal:DIR (store; default journal:.tally/journal).")
+  String store;
+
+  @Option(names = "--config", description = "Configuration file (YAML).")
+  Path config;
+
+  @Option(
+      names = "--hmac-key-file",
+      description = "HMAC key file (hmac.keyFile); generated beside the store when absent.")
+  Path hmacKeyFile;
+
+  PrintStream out = System.out;
+  PrintStream err = System.err;
+
+  @Override
+  public Integer call() throws Exception {
+    ConfigOverrides o = ConfigOverrides.ofEnv(System.getenv());
+    o = flag(o, "upstream.url", upstream);
+    o = flag(o, "sidecar.listen", listen);
+    o = flag(o, "admin.listen", admin);
+    o = flag(o, "store", store);
+    o = flag(o, "hmac.keyFile", hmacKeyFile == null ? null : hmacKeyFile.toString());
+    TallyConfig cfg;
+    SidecarSettings settings;
+    try {
+      cfg = TallyConfig.load(config, o);
+      settings = SidecarSettings.from(cfg, o);
+    } catch (ConfigException e) {
+      err.println("tally serve: " + e.getMessage());
+      return TallyCli.EXIT_USAGE;
+    }
+    TallyServer server;
+    try {
+      server = TallyServer.start(cfg, settings, Clock.systemUTC(), err::println);
+    } catch (ConfigException | KeyException e) {
+      err.println("tally serve: " + e.getMessage());
+      return TallyCli.EXIT_USAGE;
+    } catch (Exception e) {
+      err.println("tally serve: cannot start: " + Errors.describe(e));
+      return TallyCli.EXIT_START;
+    }
+    out.println(
+        "tally: MCP on http://"
+            + hostFor(settings.sidecar().host())
+            + ":"
+            + server.mcpPort()
+            + settings.sidecar().path()
+            + " -> "
+            + settings.sidecar().upstream()
+            + "; admin on http://"
+            + hostFor(settings.admin().listen().host())
+            + ":"
+            + server.adminPort()
+            + "; store "
+            + cfg.store().redacted());
+    out.flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  int code = 0;
+                  try {
+                    int unknown = server.stop();
+                    out.println(
+                        "tally: drained; "
+                            + unknown
+                            + " unfinished execution(s) recorded as outcome_unknown");
+                  } catch (Exception e) {
+                    err.println("tally: drain incomplete: " + Errors.describe(e));
+                    code = 1;
+                  }
+                  out.flush();
+                  stopped.countDown();
+                  // SIGTERM would otherwise end the JVM with status 143; a clean drain is a
+                  // success.
+                  Runtime.getRuntime().halt(code);
+                },
+                "tally-drain"));
+    stopped.await();
+    return 0;
+  }
+
+  private static ConfigOverrides flag(ConfigOverrides o, String path, String value) {
+    return value == null ? o : o.withFlag(path, value);
+  }
+
+  private static String hostFor(String host) {
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+}
