@@ -1,11 +1,9 @@
 package dev.tally.core.mcp;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.execution.RpcError;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
@@ -24,8 +22,6 @@ import java.util.function.Consumer;
 public final class RpcResponseWatcher {
   /** The input-required marker of MRTR results. */
   public static final String INPUT_REQUIRED = "input_required";
-
-  private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final JsonNode expectedId;
   private final Consumer<RpcOutcome> onOutcome;
@@ -136,40 +132,42 @@ public final class RpcResponseWatcher {
     if (!e.type().equals(SseFrames.MESSAGE) || e.data().isEmpty()) {
       return;
     }
-    JsonNode msg;
+    String data = e.data();
     try {
-      msg = MAPPER.readTree(e.data());
-    } catch (IOException ex) {
-      return;
+      ResponseReader.Message m = ResponseReader.read(data);
+      if (m != null && m.resultStart() >= 0) {
+        accept(m, data.substring(m.resultStart(), m.resultEnd()).getBytes(StandardCharsets.UTF_8));
+      } else {
+        accept(m, null);
+      }
+    } catch (IOException | RuntimeException ex) {
+      // Not JSON, or not JSON-RPC: not the answer.
     }
-    examine(msg);
   }
 
   private void examine(byte[] b, int len) {
-    JsonNode msg;
     try {
-      msg = MAPPER.readTree(b, 0, len);
-    } catch (IOException ex) {
-      return;
+      ResponseReader.Message m = ResponseReader.read(b, len);
+      if (m != null && m.resultStart() >= 0) {
+        accept(m, Arrays.copyOfRange(b, m.resultStart(), m.resultEnd()));
+      } else {
+        accept(m, null);
+      }
+    } catch (IOException | RuntimeException ex) {
+      // Not JSON, or not JSON-RPC: not the answer.
     }
-    examine(msg);
   }
 
-  private void examine(JsonNode msg) {
-    if (msg == null || !msg.isObject() || msg.has("method") || !sameId(expectedId, msg.get("id"))) {
+  private void accept(ResponseReader.Message m, byte[] result) {
+    if (m == null || m.hasMethod() || !sameId(expectedId, m.id())) {
       return;
     }
-    JsonNode result = msg.get("result");
-    JsonNode error = msg.get("error");
     RpcOutcome o;
     if (result != null) {
-      JsonNode isError = result.get("isError");
-      JsonNode type = result.get("resultType");
-      boolean input = type != null && INPUT_REQUIRED.equals(type.asText());
-      o = new RpcOutcome.Result(bytes(result), isError != null && isError.asBoolean(false), input);
-    } else if (error != null && error.isObject()) {
-      JsonNode code = error.get("code");
-      JsonNode message = error.get("message");
+      o = new RpcOutcome.Result(result, m.isError(), INPUT_REQUIRED.equals(m.resultType()));
+    } else if (m.error() != null && m.error().isObject()) {
+      JsonNode code = m.error().get("code");
+      JsonNode message = m.error().get("message");
       o =
           new RpcOutcome.Error(
               new RpcError(
@@ -194,13 +192,5 @@ public final class RpcResponseWatcher {
       return expected.decimalValue().compareTo(actual.decimalValue()) == 0;
     }
     return expected.equals(actual);
-  }
-
-  private static byte[] bytes(JsonNode n) {
-    try {
-      return MAPPER.writeValueAsBytes(n);
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

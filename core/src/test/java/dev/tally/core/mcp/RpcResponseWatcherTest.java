@@ -98,4 +98,30 @@ class RpcResponseWatcherTest {
     assertThat(RpcResponseWatcher.forContentType("text/html", null, 16, seen::add)).isNull();
     assertThat(RpcResponseWatcher.forContentType(null, null, 16, seen::add)).isNull();
   }
+
+  @Test
+  void theResultIsSlicedVerbatimWhereverTheIdIs() {
+    RpcResponseWatcher w =
+        RpcResponseWatcher.forContentType(
+            "application/json", TextNode.valueOf("z"), 1 << 20, seen::add);
+    byte[] s =
+        b(
+            "{ \"result\" : {\"content\":[{\"type\":\"text\",\"text\":\"é \\\"}\"}],\"isError\":false} , \"jsonrpc\":\"2.0\", \"id\":\"z\"}");
+    w.feed(s, 0, s.length);
+    w.end();
+    assertThat(new String(((RpcOutcome.Result) seen.get(0)).result(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"content\":[{\"type\":\"text\",\"text\":\"é \\\"}\"}],\"isError\":false}");
+  }
+
+  @Test
+  void aResultWithTheRightIdButAMethodIsNotAnAnswer() {
+    RpcResponseWatcher w =
+        RpcResponseWatcher.forContentType(
+            "text/event-stream", IntNode.valueOf(1), 1 << 20, seen::add);
+    byte[] s =
+        b(
+            "data: {\"id\":1,\"result\":{},\"method\":\"x\"}\n\ndata: {\"id\":[1],\"result\":{}}\n\n");
+    w.feed(s, 0, s.length);
+    assertThat(seen).isEmpty();
+  }
 }
