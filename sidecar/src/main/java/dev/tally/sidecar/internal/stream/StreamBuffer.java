@@ -213,6 +213,32 @@ public final class StreamBuffer {
   }
 
   /**
+   * Attaches a client that came back without a cursor (a plain GET on the session; clients before
+   * protocol 2025-11-25 get no priming id to resume from) to this live stream nobody is attached
+   * to: sends it every kept event no client has received, then continues live. Returns false,
+   * changing nothing, when a client is attached or the stream has ended.
+   */
+  public boolean reattach(EventSink s) {
+    java.util.List<Entry> replay = new java.util.ArrayList<>();
+    synchronized (this) {
+      if (ended || sink != null) {
+        return false;
+      }
+      evict();
+      for (Entry e : entries) {
+        if (!e.confirmed) {
+          replay.add(e);
+        }
+      }
+      sink = s;
+    }
+    for (Entry e : replay) {
+      send(s, e);
+    }
+    return true;
+  }
+
+  /**
    * Whether the registry may drop this stream at {@code now}: it ended, or no client has been
    * attached, for longer than the age limit. An abandoned live stream has its upstream cancelled.
    */
