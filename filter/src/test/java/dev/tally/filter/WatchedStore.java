@@ -2,15 +2,9 @@ package dev.tally.filter;
 
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
-import dev.tally.core.execution.Lease;
-import dev.tally.core.execution.Transition;
-import dev.tally.core.store.Claim;
-import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
-import dev.tally.core.store.Page;
+import dev.tally.core.store.ForwardingExecutionStore;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
@@ -19,80 +13,18 @@ import java.util.concurrent.Semaphore;
  * A store that lets a test see when retries have attached (each attach waits with {@link
  * #awaitChange}), so concurrency tests synchronize on events, not on time.
  */
-final class WatchedStore implements ExecutionStore {
-  private final ExecutionStore delegate;
+final class WatchedStore extends ForwardingExecutionStore {
   final Semaphore waits = new Semaphore(0);
 
   WatchedStore(ExecutionStore delegate) {
-    this.delegate = delegate;
-  }
-
-  @Override
-  public CompletionStage<Claim> claim(Execution candidate, Instant now) {
-    return delegate.claim(candidate, now);
-  }
-
-  @Override
-  public CompletionStage<Optional<Execution>> find(ExecutionId id) {
-    return delegate.find(id);
-  }
-
-  @Override
-  public CompletionStage<Optional<Execution>> findHolder(String matchKey, Instant now) {
-    return delegate.findHolder(matchKey, now);
-  }
-
-  @Override
-  public CompletionStage<Execution> transition(Transition t) {
-    return delegate.transition(t);
-  }
-
-  @Override
-  public CompletionStage<Execution> touch(
-      ExecutionId id, long expectedVersion, Lease lease, boolean awaitingInput) {
-    return delegate.touch(id, expectedVersion, lease, awaitingInput);
-  }
-
-  @Override
-  public CompletionStage<Optional<byte[]>> result(ExecutionId id) {
-    return delegate.result(id);
+    super(delegate);
   }
 
   @Override
   public CompletionStage<Optional<Execution>> awaitChange(
       ExecutionId id, long afterVersion, Duration maxWait) {
-    CompletionStage<Optional<Execution>> s = delegate.awaitChange(id, afterVersion, maxWait);
+    CompletionStage<Optional<Execution>> s = delegate().awaitChange(id, afterVersion, maxWait);
     waits.release();
     return s;
-  }
-
-  @Override
-  public CompletionStage<List<Execution>> lapsed(Instant now, int limit) {
-    return delegate.lapsed(now, limit);
-  }
-
-  @Override
-  public CompletionStage<Page> list(ExecutionQuery query) {
-    return delegate.list(query);
-  }
-
-  @Override
-  public CompletionStage<Integer> purge(Instant now, int limit) {
-    return delegate.purge(now, limit);
-  }
-
-  @Override
-  public int maxResultBytes() {
-    return delegate.maxResultBytes();
-  }
-
-  @Override
-  public boolean isWritable() {
-    return delegate.isWritable();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }
