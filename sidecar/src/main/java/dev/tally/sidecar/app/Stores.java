@@ -1,22 +1,24 @@
 package dev.tally.sidecar.app;
 
-import dev.tally.core.config.ConfigException;
 import dev.tally.core.config.StoreConfig;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.core.store.MemoryStoreOptions;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalOptions;
+import dev.tally.store.postgres.PostgresExecutionStore;
 import java.time.Clock;
-import java.util.List;
 
 /** Opens the execution store a {@link StoreConfig} names. */
 public final class Stores {
+  /** How long start-up waits for PostgreSQL (connect and migrate). */
+  static final java.time.Duration OPEN_TIMEOUT = java.time.Duration.ofSeconds(60);
+
   private Stores() {}
 
   /**
-   * Opens the store; throws {@link ConfigException} for a store this build cannot open, and the
-   * store's own exception (with a clear message) when it cannot start, e.g. a locked journal.
+   * Opens the store; throws the store's own exception (with a clear message, never a password) when
+   * it cannot start, e.g. a locked journal or an unreachable database.
    */
   public static ExecutionStore open(StoreConfig config, int maxResultBytes, Clock clock) {
     return switch (config.kind()) {
@@ -37,13 +39,7 @@ public final class Stores {
                 d.maxGroupDelay()));
       }
       case POSTGRES ->
-          throw new ConfigException(
-              "configuration",
-              List.of(
-                  "store: "
-                      + config.redacted()
-                      + " (expected: memory or journal:DIR; the PostgreSQL store is not part of"
-                      + " this build yet)"));
+          PostgresExecutionStore.openBlocking(config.uri(), maxResultBytes, OPEN_TIMEOUT);
     };
   }
 }
