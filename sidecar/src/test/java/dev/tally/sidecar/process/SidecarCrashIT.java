@@ -44,6 +44,10 @@ class SidecarCrashIT {
   private static CountingUpstream upstream;
   private static McpClient client;
 
+  /** JVM options of every sidecar process: the class-data archive, once it exists. */
+  private static List<String> jvm = List.of();
+
+  @TempDir static Path shared;
   @TempDir Path dir;
 
   @BeforeAll
@@ -51,6 +55,46 @@ class SidecarCrashIT {
     System.out.println("SidecarCrashIT: -Dtally.crash.seed=" + SEED);
     upstream = CountingUpstream.start();
     client = new McpClient();
+    jvm = classDataArchive();
+  }
+
+  /**
+   * Runs one sidecar through the calls the tests make and archives the classes it loaded (AppCDS),
+   * so the hundred-odd processes that follow start in about half the time. Without an archive the
+   * tests still run, only slower.
+   */
+  private static List<String> classDataArchive() throws Exception {
+    long t0 = System.nanoTime();
+    Path jsa = shared.resolve("tally.jsa");
+    try (CrashRun run =
+        new CrashRun(
+            "cds",
+            shared.resolve("cds"),
+            upstream,
+            client,
+            List.of("-XX:ArchiveClassesAtExit=" + jsa))) {
+      run.start();
+      for (int i = 0; i < 4; i++) {
+        Call c = run.call(i);
+        for (int attempt = 0; attempt < 2; attempt++) {
+          McpClient.Answer a =
+              client.call(run.process().mcp(), run.rpcId(), c.tool(), c.title(), c.key(), WAIT);
+          assertThat(a.isToolResult()).as(a.body()).isTrue();
+        }
+        run.state(upstream.receipts(c.title()).get(0).idempotencyKey());
+      }
+      run.process().terminate();
+      assertThat(run.process().awaitExit(Duration.ofSeconds(60)))
+          .as(run.process().output())
+          .isZero();
+    }
+    boolean made = Files.isRegularFile(jsa);
+    System.out.printf(
+        java.util.Locale.ROOT,
+        "SidecarCrashIT: class-data archive %s in %.1fs%n",
+        made ? "made" : "not made (processes start without it)",
+        (System.nanoTime() - t0) / 1e9);
+    return made ? List.of("-XX:SharedArchiveFile=" + jsa) : List.of();
   }
 
   @AfterAll
@@ -120,7 +164,7 @@ class SidecarCrashIT {
       jvmFor = i -> List.of();
     }
     Random rnd = random(point);
-    try (CrashRun run = new CrashRun(point, dir.resolve(point), upstream, client, List.of())) {
+    try (CrashRun run = new CrashRun(point, dir.resolve(point), upstream, client, jvm)) {
       run.start(jvmFor.apply(0));
       int hit = 0;
       int i = 0;
@@ -222,15 +266,14 @@ class SidecarCrashIT {
   void killDuringCompactionLosesNoRecordedResult() throws Exception {
     String point = "e";
     Random rnd = random(point);
-    List<String> jvm =
-        List.of(
-            "-D" + Stores.COMPACT_MIN_BYTES_PROPERTY + "=0",
-            "-D" + Stores.COMPACT_RATIO_PROPERTY + "=1");
+    List<String> compacting = new ArrayList<>(jvm);
+    compacting.add("-D" + Stores.COMPACT_MIN_BYTES_PROPERTY + "=0");
+    compacting.add("-D" + Stores.COMPACT_RATIO_PROPERTY + "=1");
     TreeMap<String, Integer> evidence = new TreeMap<>();
     List<Crash> answered = new ArrayList<>();
     ExecutorService senders = Executors.newFixedThreadPool(4);
     upstream.padResults(16 * 1024);
-    try (CrashRun run = new CrashRun(point, dir.resolve(point), upstream, client, jvm)) {
+    try (CrashRun run = new CrashRun(point, dir.resolve(point), upstream, client, compacting)) {
       run.start();
       int[] next = {0};
       for (int i = 0; i < ITERATIONS; i++) {
