@@ -1,6 +1,8 @@
 package dev.tally.core.gate;
 
 import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.audit.AuditSink;
+import dev.tally.core.audit.RetryOutcome;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.contract.ToolContract;
@@ -37,6 +39,7 @@ public final class Gate implements AutoCloseable {
   private final CallAnalyzer analyzer;
   private final Matcher matcher;
   private final LeaseKeeper leases;
+  private final AuditSink audit;
 
   private Gate(
       GateOptions options,
@@ -45,7 +48,9 @@ public final class Gate implements AutoCloseable {
       KeyRing keys,
       ActorResolver actors,
       Jcs jcs,
-      Clock clock) {
+      Clock clock,
+      AuditSink audit) {
+    this.audit = audit;
     this.options = options;
     this.store = store;
     this.contracts = contracts;
@@ -75,6 +80,24 @@ public final class Gate implements AutoCloseable {
       ActorResolver actors,
       Jcs jcs,
       Clock clock) {
+    return create(options, store, contracts, keys, actors, jcs, clock, AuditSink.noop());
+  }
+
+  /**
+   * A gate that also reports calls answered from an existing execution (attach, replay, …) to
+   * {@code audit}; transitions themselves are reported by the store (see {@link
+   * dev.tally.core.audit.AuditedExecutionStore}).
+   */
+  public static Gate create(
+      GateOptions options,
+      ExecutionStore store,
+      ContractRegistry contracts,
+      KeyRing keys,
+      ActorResolver actors,
+      Jcs jcs,
+      Clock clock,
+      AuditSink audit) {
+    Objects.requireNonNull(audit, "audit");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(contracts, "contracts");
@@ -82,7 +105,7 @@ public final class Gate implements AutoCloseable {
     Objects.requireNonNull(actors, "actors");
     Objects.requireNonNull(jcs, "jcs");
     Objects.requireNonNull(clock, "clock");
-    return new Gate(options, store, contracts, keys, actors, jcs, clock);
+    return new Gate(options, store, contracts, keys, actors, jcs, clock, audit);
   }
 
   /**
@@ -107,7 +130,10 @@ public final class Gate implements AutoCloseable {
       return CompletableFuture.completedFuture(new Decision.Refuse(r.error()));
     }
     Identity id = ((CallAnalyzer.Ok) analysis).identity();
-    return matcher.decide(call, id, null).exceptionally(Gate::storeFailure);
+    return matcher
+        .decide(call, id, null)
+        .thenApply(this::reportRetry)
+        .exceptionally(Gate::storeFailure);
   }
 
   /**
@@ -131,6 +157,39 @@ public final class Gate implements AutoCloseable {
             id.fingerprint().render(),
             id.idempotencyKey() != null ? "idempotency_key" : "fingerprint",
             id.summary()));
+  }
+
+  /** Reports to the audit journal a call that was answered from an existing execution. */
+  Decision reportRetry(Decision d) {
+    RetryOutcome outcome = null;
+    Execution e = null;
+    if (d instanceof Decision.Replay r) {
+      outcome = RetryOutcome.REPLAYED;
+      e = r.execution();
+    } else if (d instanceof Decision.Attach a) {
+      outcome = RetryOutcome.ATTACHED;
+      e = a.execution();
+    } else if (d instanceof Decision.Respond r) {
+      e = r.execution();
+      outcome =
+          switch (r.code()) {
+            case IDEMPOTENCY_KEY_REUSED -> RetryOutcome.KEY_REUSED;
+            case OUTCOME_UNKNOWN -> RetryOutcome.OUTCOME_UNKNOWN;
+            case REJECTED -> RetryOutcome.REJECTED;
+            case PENDING_CONFIRMATION ->
+                e.version() > 1 || e.timeline().size() > 2 ? RetryOutcome.PENDING : null;
+            case IDEMPOTENCY_IN_PROGRESS -> RetryOutcome.ATTACHED;
+            case RESULT_NOT_RETAINED -> RetryOutcome.REPLAYED;
+          };
+    }
+    if (outcome != null) {
+      try {
+        audit.retry(e, outcome, null, clock.instant());
+      } catch (RuntimeException ex) {
+        // The decision stands; an audit journal that cannot write shows as a gap at verify time.
+      }
+    }
+    return d;
   }
 
   static Decision storeFailure(Throwable t) {

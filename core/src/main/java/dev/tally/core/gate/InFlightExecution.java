@@ -155,7 +155,9 @@ final class InFlightExecution implements InFlight {
   private CompletionStage<Execution> afterCompletion(ExecutionState to) {
     return enqueue(
         e -> {
-          if (e.state() != ExecutionState.COMPLETED) {
+          boolean resumed =
+              to == ExecutionState.DELIVERED && e.state() == ExecutionState.COMPLETED_NOT_DELIVERED;
+          if (e.state() != ExecutionState.COMPLETED && !resumed) {
             // Failed, unknown or already settled: delivery says nothing new.
             return CompletableFuture.completedFuture(e);
           }

@@ -22,11 +22,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class LeaseKeeper implements AutoCloseable {
   private static final int REAP_BATCH = 100;
+  private static final int PURGE_BATCH = 500;
+
+  /** Retention purges run every this many ticks (every minute at the default heartbeat). */
+  private static final int PURGE_EVERY = 6;
 
   private final ExecutionStore store;
   private final Clock clock;
   private final Set<InFlightExecution> inFlight = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer;
+  private int ticks;
 
   LeaseKeeper(ExecutionStore store, Clock clock, Duration period) {
     this.store = store;
@@ -58,13 +63,19 @@ final class LeaseKeeper implements AutoCloseable {
     return Set.copyOf(inFlight);
   }
 
-  /** One round: heartbeat everything in flight here, then reap lapsed leases. */
+  /**
+   * One round: heartbeat everything in flight here, reap lapsed leases, and now and then purge
+   * records past their retention (in small batches, so no store holds a long lock).
+   */
   CompletionStage<Integer> tick() {
     try {
       for (InFlightExecution f : inFlight) {
         if (f.isDispatched()) {
           f.heartbeat();
         }
+      }
+      if (++ticks % PURGE_EVERY == 0) {
+        store.purge(clock.instant(), PURGE_BATCH);
       }
       return reap();
     } catch (RuntimeException e) {

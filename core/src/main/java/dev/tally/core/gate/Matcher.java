@@ -61,7 +61,8 @@ final class Matcher {
         .thenCompose(
             older -> {
               if (older.isPresent()) {
-                return onExisting(call, id, older.get(), deadline, races);
+                return onExisting(call, id, older.get(), deadline, races)
+                    .thenApply(gate::reportRetry);
               }
               return store
                   .claim(gate.newExecution(id, now), now)
@@ -70,7 +71,8 @@ final class Matcher {
                         if (claim instanceof Claim.Won won) {
                           return CompletableFuture.completedFuture(onWon(won.execution(), id));
                         }
-                        return onExisting(call, id, claim.execution(), deadline, races);
+                        return onExisting(call, id, claim.execution(), deadline, races)
+                            .thenApply(gate::reportRetry);
                       });
             });
   }

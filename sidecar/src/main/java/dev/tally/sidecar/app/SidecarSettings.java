@@ -47,10 +47,10 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
    * @throws dev.tally.core.config.ConfigException naming every problem
    */
   public static SidecarSettings from(TallyConfig config, ConfigOverrides overrides) {
-    ConfigSection up = config.adapters().section("upstream", overrides, UPSTREAM_KEYS);
-    ConfigSection sc = config.adapters().section("sidecar", overrides, SIDECAR_KEYS);
-    ConfigSection st = config.adapters().section("stream", overrides, STREAM_KEYS);
-    ConfigSection ad = config.adapters().section("admin", overrides, ADMIN_KEYS);
+    ConfigSection up = section(config, "upstream", overrides, UPSTREAM_KEYS);
+    ConfigSection sc = section(config, "sidecar", overrides, SIDECAR_KEYS);
+    ConfigSection st = section(config, "stream", overrides, STREAM_KEYS);
+    ConfigSection ad = section(config, "admin", overrides, ADMIN_KEYS);
     up.allowKeys(UPSTREAM_KEYS);
     sc.allowKeys(SIDECAR_KEYS);
     st.allowKeys(STREAM_KEYS);
@@ -90,9 +90,13 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
     }
     Duration drain =
         sc.duration("drainTimeout", DEFAULT_DRAIN_TIMEOUT, Duration.ZERO, Duration.ofHours(1));
-    SidecarOptions.Builder b = upstream == null ? null : SidecarOptions.builder(upstream);
-    if (b != null && listen != null) {
-      b.host(listen.host()).port(listen.port());
+    // Build with a placeholder when the URL is bad so every other key is still validated.
+    SidecarOptions.Builder b =
+        SidecarOptions.builder(upstream != null ? upstream : URI.create("http://invalid.invalid/"));
+    {
+      if (listen != null) {
+        b.host(listen.host()).port(listen.port());
+      }
       String path = sc.string("path", null);
       if (path != null) {
         b.path(path);
@@ -163,6 +167,14 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "configuration", List.copyOf(new java.util.LinkedHashSet<>(problems)));
     }
     return new SidecarSettings(b.build(), new AdminOptions(adminListen, token), drain);
+  }
+
+  /** Section {@code name} with environment overrides for the keys no flag set (flags win). */
+  private static ConfigSection section(
+      TallyConfig config, String name, ConfigOverrides overrides, List<String> keys) {
+    List<String> fromEnv =
+        keys.stream().filter(k -> !overrides.flags().containsKey(name + "." + k)).toList();
+    return config.adapters().section(name, overrides, fromEnv);
   }
 
   private static HostPort hostPort(ConfigSection s, String key, HostPort def) {

@@ -1,6 +1,7 @@
 package dev.tally.sidecar.app;
 
 import dev.tally.core.actor.ActorResolvers;
+import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.fingerprint.KeyFiles;
@@ -38,6 +39,7 @@ public final class TallyServer {
   private final AdminServer admin;
   private final UpstreamProbe probe;
   private final SidecarSettings settings;
+  private final AuditTrail audit;
 
   private TallyServer(
       Vertx vertx,
@@ -46,7 +48,9 @@ public final class TallyServer {
       Sidecar sidecar,
       AdminServer admin,
       UpstreamProbe probe,
-      SidecarSettings settings) {
+      SidecarSettings settings,
+      AuditTrail audit) {
+    this.audit = audit;
     this.vertx = vertx;
     this.store = store;
     this.gate = gate;
@@ -64,8 +68,11 @@ public final class TallyServer {
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
     Objects.requireNonNull(config, "config");
-    ExecutionStore store = Stores.open(config.store(), config.limits().maxResultBytes(), clock);
+    ExecutionStore raw = Stores.open(config.store(), config.limits().maxResultBytes(), clock);
+    AuditTrail audit = null;
     try {
+      audit = AuditTrail.open(config, settings, clock, log);
+      ExecutionStore store = audit.wrap(raw);
       KeyRing keys = keyRing(config, clock, log);
       Gate gate =
           Gate.create(
@@ -75,7 +82,8 @@ public final class TallyServer {
               keys,
               ActorResolvers.from(config.actor(), keys),
               Jcs.create(config.limits().canonical()),
-              clock);
+              clock,
+              audit.sink());
       Vertx vertx = Vertx.vertx(settings.sidecar().vertxOptions());
       UpstreamProbe probe = new UpstreamProbe(vertx, settings.sidecar().upstream());
       Sidecar sidecar =
@@ -106,10 +114,13 @@ public final class TallyServer {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       probe.start();
-      self[0] = new TallyServer(vertx, store, gate, sidecar, admin, probe, settings);
+      self[0] = new TallyServer(vertx, store, gate, sidecar, admin, probe, settings, audit);
       return self[0];
     } catch (Exception | Error e) {
-      store.close();
+      raw.close();
+      if (audit != null) {
+        audit.close();
+      }
       throw e;
     }
   }
@@ -186,7 +197,8 @@ public final class TallyServer {
         b, "tally_http_requests_in_flight", "MCP HTTP requests being handled", sidecar.inFlight());
     gauge(b, "tally_executions_in_flight", "executions this instance is driving", gate.inFlight());
     gauge(b, "tally_sse_streams", "relayed SSE streams kept for resumption", sidecar.streams());
-    if (store instanceof JournalExecutionStore j) {
+    ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
+    if (inner instanceof JournalExecutionStore j) {
       JournalStats s = j.stats();
       counter(b, "tally_journal_fsyncs_total", "fsyncs of the journal", s.fsyncs());
       counter(
@@ -240,6 +252,7 @@ public final class TallyServer {
       admin.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       store.close();
+      audit.close();
     }
     return abandoned;
   }

@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       CanonicalizeCommand.class,
       FingerprintCommand.class,
+      AuditCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class TallyCli implements Runnable {

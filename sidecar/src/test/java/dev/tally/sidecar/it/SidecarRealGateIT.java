@@ -46,10 +46,16 @@ class SidecarRealGateIT {
   private void awaitState(String id, ExecutionState state) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline) {
-      if (record(id).map(e -> e.state() == state).orElse(false)) {
+      Optional<dev.tally.core.execution.Execution> e = record(id);
+      if (e.map(x -> x.state() == state).orElse(false)) {
         return;
       }
-      Thread.onSpinWait();
+      if (e.isPresent()) {
+        h.store
+            .awaitChange(e.get().id(), e.get().version(), Duration.ofMillis(500))
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
+      }
     }
     assertThat(record(id).map(e -> e.state())).hasValue(state);
   }

@@ -44,6 +44,12 @@ class SidecarResumptionIT {
     assertThat(cursor).matches("[A-Za-z0-9_-]{22}\\.0");
     assertThat(h.upstream.entered.await(10, TimeUnit.SECONDS)).isTrue();
     post.body().close();
+    // Release the tool only once the sidecar has seen the client go (in-flight drops to 0).
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (h.sidecar.inFlight() > 0 && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+    }
+    assertThat(h.sidecar.inFlight()).isZero();
 
     h.upstream.hold.countDown();
     assertThat(h.gate.firstSettled).succeedsWithin(Duration.ofSeconds(10));
@@ -59,12 +65,14 @@ class SidecarResumptionIT {
     assertThat(in.readLine()).isNull();
     assertThat(h.upstream.sideEffects).hasValue(1);
     assertThat(h.gate.firstDelivered).succeedsWithin(Duration.ofSeconds(5));
-    assertThat(h.gate.reports).containsSubsequence("completed:200", "notDelivered", "delivered");
+    // Whether the sidecar noticed the dead client before the result (notDelivered) depends on when
+    // the kernel reports the reset; what must hold is that the resumed client's copy counts.
+    assertThat(h.gate.reports).containsSubsequence("completed:200", "delivered");
+    assertThat(h.gate.reports.get(h.gate.reports.size() - 1)).isEqualTo("delivered");
 
-    // The same cursor again replays again (resumption is idempotent until the buffer expires).
-    HttpResponse<InputStream> again = raw.resume(rest.get(0).id());
-    assertThat(again.statusCode()).isEqualTo(200);
-    assertThat(RawMcp.read(RawMcp.reader(again), 10)).isEmpty();
+    // Once everything reached a client the stream is forgotten: a later cursor is unknown, and a
+    // retried call gets the result from the gate instead.
+    assertThat(raw.resume(rest.get(0).id()).statusCode()).isEqualTo(404);
   }
 
   @Test
@@ -102,11 +110,16 @@ class SidecarResumptionIT {
   @Test
   void anotherSessionCannotResumeTheStream() throws Exception {
     RawMcp raw = new RawMcp(h.url).initialize();
-    HttpResponse<String> r = raw.post(RawMcp.call(12, "get_ticket", "{\"id\":\"T-1\"}"));
-    assertThat(r.statusCode()).isEqualTo(200);
-    String cursor = RawMcp.events(r.body()).get(0).id();
+    h.upstream.hold = new CountDownLatch(1);
+    HttpResponse<InputStream> post =
+        raw.postStream(RawMcp.call(12, "create_ticket", "{\"title\":\"s\"}"));
+    String cursor = RawMcp.read(RawMcp.reader(post), 1).get(0).id();
+    post.body().close();
     RawMcp other = new RawMcp(h.url).initialize();
     assertThat(other.resume(cursor).statusCode()).isEqualTo(404);
-    assertThat(raw.resume(cursor).statusCode()).isEqualTo(200);
+    HttpResponse<InputStream> mine = raw.resume(cursor);
+    assertThat(mine.statusCode()).isEqualTo(200);
+    h.upstream.hold.countDown();
+    assertThat(RawMcp.read(RawMcp.reader(mine), 10)).hasSize(1);
   }
 }

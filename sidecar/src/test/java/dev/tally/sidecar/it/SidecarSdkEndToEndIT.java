@@ -143,7 +143,7 @@ class SidecarSdkEndToEndIT {
     // Release the tool only once every call has reached the gate, so all of them overlap it.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (gate.admitted.get() < n && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
     }
     assertThat(gate.admitted).hasValue(n);
     upstream.hold.countDown();

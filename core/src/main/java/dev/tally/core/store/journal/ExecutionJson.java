@@ -181,7 +181,8 @@ final class ExecutionJson {
     try {
       return Instant.parse(s);
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(pointer + ": expected an ISO-8601 instant", e);
+      // Not chained: the parser's message quotes the value.
+      throw new IllegalArgumentException(pointer + ": expected an ISO-8601 instant");
     }
   }
 

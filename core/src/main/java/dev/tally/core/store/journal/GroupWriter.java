@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The journal's single writer thread: it drains a queue of records, writes all that are pending as
@@ -97,17 +98,15 @@ final class GroupWriter {
     return done;
   }
 
-  /** Runs {@code action} on the writer thread after everything queued before it is durable. */
-  CompletableFuture<Void> control(Runnable action) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    enqueue(
-        new Pending(
-            null,
-            done,
-            () -> {
-              action.run();
-              done.complete(null);
-            }));
+  /**
+   * Runs {@code action} on the writer thread after everything queued before it is durable, and
+   * completes with its value.
+   */
+  <T> CompletableFuture<T> control(Supplier<T> action) {
+    CompletableFuture<T> done = new CompletableFuture<>();
+    CompletableFuture<Void> closed = new CompletableFuture<>();
+    closed.whenComplete((v, err) -> done.completeExceptionally(err));
+    enqueue(new Pending(null, closed, () -> done.complete(action.get())));
     return done;
   }
 

@@ -24,8 +24,10 @@ import java.util.stream.Stream;
  * tally.lock                        held with FileChannel.tryLock while a store is open
  * journal-00000000000000000007.log  segment 7: records appended by the writer
  * snapshot-00000000000000000006.snap  all live records of segments 1..6 (compaction output)
- * *.tmp                             unfinished files; deleted at start
+ * journal-*.tmp, snapshot-*.tmp      unfinished files; deleted at start
  * </pre>
+ *
+ * Other files in the directory are left alone.
  */
 final class JournalDir implements AutoCloseable {
   static final String LOCK_FILE = "tally.lock";
@@ -121,7 +123,10 @@ final class JournalDir implements AutoCloseable {
       for (Path p : (Iterable<Path>) files::iterator) {
         String name = p.getFileName().toString();
         if (name.endsWith(TMP_SUFFIX)) {
-          tmps.add(p);
+          // Only our own: other files may share the directory (the generated key file does).
+          if (name.startsWith(SEGMENT_PREFIX) || name.startsWith(SNAPSHOT_PREFIX)) {
+            tmps.add(p);
+          }
         } else if (name.startsWith(SEGMENT_PREFIX) && name.endsWith(SEGMENT_SUFFIX)) {
           Long seq = sequence(name, SEGMENT_PREFIX, SEGMENT_SUFFIX);
           if (seq != null) {

@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -74,21 +73,13 @@ import java.util.function.Supplier;
  */
 public final class JournalExecutionStore implements ExecutionStore {
   private static final System.Logger LOG = System.getLogger(JournalExecutionStore.class.getName());
-  private static final int STRIPES = 256;
-  private static final CompletableFuture<Void> DURABLE = CompletableFuture.completedFuture(null);
-  private static final ThreadLocal<List<Runnable>> AFTER_UNLOCK =
-      ThreadLocal.withInitial(ArrayList::new);
 
   private final JournalOptions options;
   private final JournalDir dir;
   private final ExecutionTable table;
   private final GroupWriter writer;
   private final Compactor compactor;
-  private final Object[] stripes = new Object[STRIPES];
-
-  /** The newest record of an id that is queued but not yet durable (or whose write failed). */
-  private final ConcurrentHashMap<ExecutionId, CompletableFuture<Void>> unsynced =
-      new ConcurrentHashMap<>();
+  private final Visibility visibility = new Visibility();
 
   private final Object closeLock = new Object();
   private volatile boolean closed;
@@ -104,9 +95,6 @@ public final class JournalExecutionStore implements ExecutionStore {
     this.table = table;
     this.writer = writer;
     this.compactor = compactor;
-    for (int i = 0; i < STRIPES; i++) {
-      stripes[i] = new Object();
-    }
   }
 
   /**
@@ -136,24 +124,31 @@ public final class JournalExecutionStore implements ExecutionStore {
       dir.close();
       throw e;
     }
-    ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
-    LiveBytes live = new LiveBytes();
-    for (LogState.Entry e : recovered.state().entries()) {
-      table.restore(e.execution(), e.result());
-      live.put(e.execution(), e.docBytes(), e.result());
+    JournalExecutionStore store;
+    try {
+      ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
+      LiveBytes live = new LiveBytes();
+      for (LogState.Entry e : recovered.state().entries()) {
+        table.restore(e.execution(), e.result());
+        live.put(e.execution(), e.docBytes(), e.result());
+      }
+      GroupWriter writer =
+          new GroupWriter(
+              dir,
+              options,
+              recovered.segment(),
+              recovered.segmentSeq(),
+              recovered.segmentSize(),
+              recovered.closedBytes(),
+              live);
+      Compactor compactor = new Compactor(dir, options, recovered.snapshotSeq(), hooks);
+      store = new JournalExecutionStore(options, dir, table, writer, compactor);
+    } catch (RuntimeException e) {
+      JournalDir.closeQuietly(recovered.segment());
+      dir.close();
+      throw e;
     }
-    GroupWriter writer =
-        new GroupWriter(
-            dir,
-            options,
-            recovered.segment(),
-            recovered.segmentSeq(),
-            recovered.segmentSize(),
-            recovered.closedBytes(),
-            live);
-    Compactor compactor = new Compactor(dir, options, recovered.snapshotSeq(), hooks);
-    JournalExecutionStore store = new JournalExecutionStore(options, dir, table, writer, compactor);
-    writer.start(compactor);
+    store.writer.start(store.compactor);
     try {
       store.settleOrphans();
     } catch (RuntimeException e) {
@@ -203,109 +198,85 @@ public final class JournalExecutionStore implements ExecutionStore {
 
   @Override
   public CompletionStage<Claim> claim(Execution candidate, Instant now) {
-    StoreException refused = refuseWrite();
-    if (refused != null) {
-      return CompletableFuture.failedFuture(refused);
-    }
-    try {
-      Objects.requireNonNull(candidate, "candidate");
-      Claim claim;
-      CompletableFuture<Void> durable = null;
-      synchronized (lockFor(candidate.id())) {
-        claim = table.claim(candidate, now);
-        if (claim instanceof Claim.Won) {
-          durable = append(new JournalEntry.Put(claim.execution(), null));
-        }
-      }
-      if (durable != null) {
-        return durable.thenApply(v -> claim);
-      }
-      return whenDurable(claim.execution().id()).thenApply(v -> claim);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    } finally {
-      runAfterUnlock();
-    }
+    return mutate(
+        () -> {
+          Objects.requireNonNull(candidate, "candidate");
+          Claim claim;
+          synchronized (visibility.lockFor(candidate.id())) {
+            claim = table.claim(candidate, now);
+            if (claim instanceof Claim.Won) {
+              return append(new JournalEntry.Put(claim.execution(), null)).thenApply(v -> claim);
+            }
+          }
+          return visibility.whenDurable(claim.execution().id()).thenApply(v -> claim);
+        });
   }
 
   @Override
   public CompletionStage<Execution> transition(Transition t) {
-    StoreException refused = refuseWrite();
-    if (refused != null) {
-      return CompletableFuture.failedFuture(refused);
-    }
-    try {
-      Objects.requireNonNull(t, "transition");
-      ExecutionTable.Stored stored;
-      CompletableFuture<Void> durable;
-      synchronized (lockFor(t.id())) {
-        stored = table.transition(t);
-        durable = append(new JournalEntry.Put(stored.execution(), stored.result()));
-      }
-      return durable.thenApply(v -> stored.execution());
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    } finally {
-      runAfterUnlock();
-    }
+    return mutate(
+        () -> {
+          Objects.requireNonNull(t, "transition");
+          synchronized (visibility.lockFor(t.id())) {
+            ExecutionTable.Stored stored = table.transition(t);
+            return append(new JournalEntry.Put(stored.execution(), stored.result()))
+                .thenApply(v -> stored.execution());
+          }
+        });
   }
 
   @Override
   public CompletionStage<Execution> touch(
       ExecutionId id, long expectedVersion, Lease lease, boolean awaitingInput) {
-    StoreException refused = refuseWrite();
-    if (refused != null) {
-      return CompletableFuture.failedFuture(refused);
-    }
-    try {
-      Objects.requireNonNull(id, "id");
-      Execution touched;
-      CompletableFuture<Void> durable;
-      synchronized (lockFor(id)) {
-        touched = table.touch(id, expectedVersion, lease, awaitingInput);
-        durable = append(new JournalEntry.Put(touched, null));
-      }
-      return durable.thenApply(v -> touched);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    } finally {
-      runAfterUnlock();
-    }
+    return mutate(
+        () -> {
+          Objects.requireNonNull(id, "id");
+          synchronized (visibility.lockFor(id)) {
+            Execution touched = table.touch(id, expectedVersion, lease, awaitingInput);
+            return append(new JournalEntry.Put(touched, null)).thenApply(v -> touched);
+          }
+        });
   }
 
   @Override
   public CompletionStage<Integer> purge(Instant now, int limit) {
+    return mutate(
+        () -> {
+          List<Execution> removed = table.purge(now, limit);
+          List<CompletableFuture<Void>> writes = new ArrayList<>(removed.size());
+          for (Execution e : removed) {
+            // A transition that applied before the removal holds this lock until it queued its
+            // record, so the purge record is queued after it.
+            synchronized (visibility.lockFor(e.id())) {
+              writes.add(append(new JournalEntry.Purge(e.id())));
+            }
+          }
+          return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+              .thenApply(v -> removed.size());
+        });
+  }
+
+  /**
+   * Runs a mutation unless the store is closed or read-only; its record's stage is created inside
+   * the id's lock, and waiters the table notified there are answered once the lock is released.
+   */
+  private <T> CompletionStage<T> mutate(Supplier<CompletableFuture<T>> op) {
     StoreException refused = refuseWrite();
     if (refused != null) {
       return CompletableFuture.failedFuture(refused);
     }
     try {
-      List<Execution> removed = table.purge(now, limit);
-      List<CompletableFuture<Void>> writes = new ArrayList<>(removed.size());
-      for (Execution e : removed) {
-        // A transition that applied before the removal holds this lock until it queued its record,
-        // so the purge record is queued after it.
-        synchronized (lockFor(e.id())) {
-          writes.add(append(new JournalEntry.Purge(e.id())));
-        }
-      }
-      return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
-          .thenApply(v -> removed.size());
+      return op.get();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     } finally {
-      runAfterUnlock();
+      Visibility.runAfterUnlock();
     }
   }
 
-  /** Queues a record; the caller holds {@link #lockFor} of its id. */
+  /** Queues a record; the caller holds the lock of its id. */
   private CompletableFuture<Void> append(JournalEntry entry) {
-    ExecutionId id = entry.id();
-    CompletableFuture<Void> durable = writer.append(entry);
-    unsynced.put(id, durable);
-    // Kept on failure: the change never became durable, so reads of this id must fail too.
-    durable.thenRun(() -> unsynced.remove(id, durable));
-    return durable;
+    return visibility.track(entry.id(), writer.append(entry));
   }
 
   /** Why a mutation must be refused before it touches the table, or null. */
@@ -328,16 +299,16 @@ public final class JournalExecutionStore implements ExecutionStore {
     return read(
         () -> {
           Objects.requireNonNull(id, "id");
-          synchronized (lockFor(id)) {
+          synchronized (visibility.lockFor(id)) {
             Optional<Execution> found = table.find(id);
-            return durableOf(id).thenApply(v -> found);
+            return visibility.durableOf(id).thenApply(v -> found);
           }
         });
   }
 
   @Override
   public CompletionStage<Optional<Execution>> findHolder(String matchKey, Instant now) {
-    return read(() -> whenDurable(table.findHolder(matchKey, now)));
+    return read(() -> visibility.whenDurable(table.findHolder(matchKey, now)));
   }
 
   @Override
@@ -345,9 +316,9 @@ public final class JournalExecutionStore implements ExecutionStore {
     return read(
         () -> {
           Objects.requireNonNull(id, "id");
-          synchronized (lockFor(id)) {
+          synchronized (visibility.lockFor(id)) {
             Optional<byte[]> bytes = table.result(id);
-            return durableOf(id).thenApply(v -> bytes);
+            return visibility.durableOf(id).thenApply(v -> bytes);
           }
         });
   }
@@ -356,7 +327,8 @@ public final class JournalExecutionStore implements ExecutionStore {
   public CompletionStage<Optional<Execution>> awaitChange(
       ExecutionId id, long afterVersion, Duration maxWait) {
     return read(
-        () -> table.awaitChange(id, afterVersion, maxWait).thenCompose(this::whenDurableLater));
+        () ->
+            table.awaitChange(id, afterVersion, maxWait).thenCompose(visibility::whenDurableLater));
   }
 
   @Override
@@ -364,7 +336,7 @@ public final class JournalExecutionStore implements ExecutionStore {
     return read(
         () -> {
           List<Execution> found = table.lapsed(now, limit);
-          return whenDurable(found).thenApply(v -> found);
+          return visibility.whenDurable(found).thenApply(v -> found);
         });
   }
 
@@ -373,7 +345,7 @@ public final class JournalExecutionStore implements ExecutionStore {
     return read(
         () -> {
           Page page = table.list(query);
-          return whenDurable(page.items()).thenApply(v -> page);
+          return visibility.whenDurable(page.items()).thenApply(v -> page);
         });
   }
 
@@ -386,85 +358,6 @@ public final class JournalExecutionStore implements ExecutionStore {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-  }
-
-  /**
-   * Completes once the newest queued record of {@code id} is durable; the caller holds its lock.
-   */
-  private CompletableFuture<Void> durableOf(ExecutionId id) {
-    CompletableFuture<Void> f = unsynced.get(id);
-    return f == null ? DURABLE : f;
-  }
-
-  /**
-   * Completes once the version of {@code id} read just before is durable. Taking the id's lock
-   * waits out a writer that applied that version but has not queued its record yet.
-   */
-  private CompletableFuture<Void> whenDurable(ExecutionId id) {
-    synchronized (lockFor(id)) {
-      return durableOf(id);
-    }
-  }
-
-  private CompletableFuture<Optional<Execution>> whenDurable(Optional<Execution> read) {
-    return read.isEmpty()
-        ? CompletableFuture.completedFuture(read)
-        : whenDurable(read.get().id()).thenApply(v -> read);
-  }
-
-  private CompletableFuture<Void> whenDurable(List<Execution> read) {
-    List<CompletableFuture<Void>> pending = new ArrayList<>();
-    for (Execution e : read) {
-      CompletableFuture<Void> f = whenDurable(e.id());
-      if (f != DURABLE) {
-        pending.add(f);
-      }
-    }
-    return pending.isEmpty()
-        ? DURABLE
-        : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
-  }
-
-  /**
-   * Like {@link #whenDurable(Optional)} for a waiter that the table completes. The table notifies
-   * waiters from inside the writing call, where this thread may hold the id's lock and not have
-   * queued the record yet; then the check runs once the lock is released ({@link #runAfterUnlock}).
-   */
-  private CompletableFuture<Optional<Execution>> whenDurableLater(Optional<Execution> read) {
-    if (read.isEmpty() || !Thread.holdsLock(lockFor(read.get().id()))) {
-      return whenDurable(read);
-    }
-    CompletableFuture<Optional<Execution>> out = new CompletableFuture<>();
-    AFTER_UNLOCK
-        .get()
-        .add(
-            () ->
-                whenDurable(read)
-                    .whenComplete(
-                        (v, err) -> {
-                          if (err != null) {
-                            out.completeExceptionally(err);
-                          } else {
-                            out.complete(v);
-                          }
-                        }));
-    return out;
-  }
-
-  private static void runAfterUnlock() {
-    List<Runnable> actions = AFTER_UNLOCK.get();
-    if (actions.isEmpty()) {
-      return;
-    }
-    List<Runnable> copy = List.copyOf(actions);
-    actions.clear();
-    for (Runnable r : copy) {
-      r.run();
-    }
-  }
-
-  private Object lockFor(ExecutionId id) {
-    return stripes[Math.floorMod(id.hashCode(), STRIPES)];
   }
 
   // ---- the rest --------------------------------------------------------------------------------
@@ -488,27 +381,7 @@ public final class JournalExecutionStore implements ExecutionStore {
 
   /** Starts a compaction now (unless one runs) and completes when it is done (tests, admin). */
   CompletableFuture<Void> compactNow() {
-    CompletableFuture<Void> out = new CompletableFuture<>();
-    writer
-        .control(
-            () ->
-                compactor
-                    .start(writer)
-                    .whenComplete(
-                        (v, err) -> {
-                          if (err != null) {
-                            out.completeExceptionally(err);
-                          } else {
-                            out.complete(null);
-                          }
-                        }))
-        .whenComplete(
-            (v, err) -> {
-              if (err != null) {
-                out.completeExceptionally(err);
-              }
-            });
-    return out;
+    return writer.control(() -> compactor.start(writer)).thenCompose(running -> running);
   }
 
   /**

@@ -55,7 +55,7 @@ final class RecordCodec {
     }
   }
 
-  /** A payload could not be decoded; {@link #at} is the offset within the payload. */
+  /** A payload could not be decoded; {@link #at} is the record's offset within the payload. */
   static final class DecodeException extends Exception {
     private static final long serialVersionUID = 1L;
     final int at;
@@ -77,17 +77,18 @@ final class RecordCodec {
     int end = offset + length;
     while (p < end) {
       int start = p;
+      int at = start - offset;
       int type = buf[p++] & 0xff;
       try {
         if (type == TYPE_PUT) {
-          int jsonLength = readInt(buf, p, end, start);
+          int jsonLength = readInt(buf, p, end, at);
           p += 4;
-          check(jsonLength >= 0 && jsonLength <= end - p, start, "json length out of range");
+          check(jsonLength >= 0 && jsonLength <= end - p, at, "json length out of range");
           JsonNode doc = MAPPER.readTree(buf, p, jsonLength);
           p += jsonLength;
-          int resultLength = readInt(buf, p, end, start);
+          int resultLength = readInt(buf, p, end, at);
           p += 4;
-          check(resultLength >= -1 && resultLength <= end - p, start, "result length out of range");
+          check(resultLength >= -1 && resultLength <= end - p, at, "result length out of range");
           byte[] result = null;
           if (resultLength >= 0) {
             result = java.util.Arrays.copyOfRange(buf, p, p + resultLength);
@@ -95,23 +96,24 @@ final class RecordCodec {
           }
           sink.accept(new JournalEntry.Put(ExecutionJson.read(doc), result), p - start);
         } else if (type == TYPE_PURGE) {
-          check(end - p >= 2, start, "truncated purge record");
+          check(end - p >= 2, at, "truncated purge record");
           int idLength = ((buf[p] & 0xff) << 8) | (buf[p + 1] & 0xff);
           p += 2;
-          check(idLength <= end - p, start, "id length out of range");
+          check(idLength <= end - p, at, "id length out of range");
           String id = new String(buf, p, idLength, StandardCharsets.US_ASCII);
           p += idLength;
-          check(ExecutionId.isValid(id), start, "purge record with a malformed execution id");
+          check(ExecutionId.isValid(id), at, "purge record with a malformed execution id");
           sink.accept(new JournalEntry.Purge(new ExecutionId(id)), p - start);
         } else {
           throw new DecodeException(
-              start, "unknown record type " + type + " (written by a newer release?)", null);
+              at, "unknown record type " + type + " (written by a newer release?)", null);
         }
       } catch (JsonProcessingException e) {
         // Jackson's message may quote the document; it never leaves this class.
-        throw new DecodeException(start, "malformed execution JSON", null);
+        throw new DecodeException(at, "malformed execution JSON", null);
       } catch (IOException | IllegalArgumentException | NullPointerException e) {
-        throw new DecodeException(start, "bad execution record: " + e.getMessage(), e);
+        // Our own messages name the field; causes (a parser's) might quote a value.
+        throw new DecodeException(at, "bad execution record: " + e.getMessage(), null);
       }
     }
   }

@@ -181,6 +181,23 @@ class JournalRecoveryTest {
   }
 
   @Test
+  void unfinishedFilesAreDeletedAndOtherFilesLeftAlone() throws IOException {
+    List<Long> ends = new ArrayList<>();
+    List<Execution> written = write(1, ends);
+    Files.writeString(dir.resolve("journal-00000000000000000002.log.tmp"), "TLY");
+    Files.writeString(dir.resolve("snapshot-00000000000000000001.snap.tmp"), "partial");
+    Files.writeString(dir.resolve("hmac.keys"), "k1");
+    Files.writeString(dir.resolve("hmac.keys.tmp"), "k2");
+
+    store = open();
+
+    assertPresent(store, written);
+    assertThat(JournalFixture.fileNames(dir))
+        .containsExactly(
+            "hmac.keys", "hmac.keys.tmp", "journal-00000000000000000001.log", "tally.lock");
+  }
+
+  @Test
   void badHeaderRefusesToStart() throws IOException {
     write(1, new ArrayList<>());
     flip(segment, 0);

@@ -25,9 +25,13 @@ final class LogCapture implements AutoCloseable {
         public void close() {}
       };
 
+  private final boolean parentHandlers;
+
   private LogCapture() {
     handler.setLevel(Level.ALL);
     logger.addHandler(handler);
+    parentHandlers = logger.getUseParentHandlers();
+    logger.setUseParentHandlers(false); // captured, not printed
   }
 
   static LogCapture start() {
@@ -45,5 +49,6 @@ final class LogCapture implements AutoCloseable {
   @Override
   public void close() {
     logger.removeHandler(handler);
+    logger.setUseParentHandlers(parentHandlers);
   }
 }

@@ -35,16 +35,31 @@ final class Forwarder {
                       if (mode.tap() != null) {
                         mode.tap().onFailure("upstream request failed");
                       }
+                      boolean timeout = isTimeout(r.cause());
                       Replies.refuse(
                           req.response(),
                           id,
-                          TallyError.Code.UPSTREAM_UNAVAILABLE,
-                          "the upstream MCP server broke the connection before answering");
+                          timeout
+                              ? TallyError.Code.UPSTREAM_TIMEOUT
+                              : TallyError.Code.UPSTREAM_UNAVAILABLE,
+                          timeout
+                              ? "no answer from the upstream MCP server within upstream.timeout"
+                              : "the upstream MCP server broke the connection before answering");
                       return;
                     }
                     Relay.relay(proxy, req, up, r.result(), mode);
                   });
             });
+  }
+
+  static boolean isTimeout(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.util.concurrent.TimeoutException
+          || c.getClass().getSimpleName().contains("Timeout")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static void unreachable(HttpServerRequest req, JsonNode id) {

@@ -4,9 +4,11 @@ import dev.tally.core.gate.TallyError;
 import dev.tally.sidecar.internal.rpc.JsonRpc;
 import dev.tally.sidecar.internal.rpc.ModernHeaders;
 import dev.tally.sidecar.internal.rpc.RequestScan;
+import io.netty.buffer.ByteBuf;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.internal.buffer.BufferInternal;
 
 /**
  * A POST to the MCP endpoint: transport checks (media types, size), a streaming scan for the
@@ -47,8 +49,19 @@ final class PostFlow {
   }
 
   private static void route(Proxy proxy, HttpServerRequest req, Buffer body) {
-    byte[] bytes = body.getBytes();
-    RequestScan scan = proxy.requests.scan(bytes, 0, bytes.length, true);
+    // Scan the received bytes in place (no copy) when the buffer is heap-backed.
+    ByteBuf buf = ((BufferInternal) body).getByteBuf();
+    byte[] bytes;
+    int off;
+    if (buf.hasArray()) {
+      bytes = buf.array();
+      off = buf.arrayOffset() + buf.readerIndex();
+    } else {
+      bytes = body.getBytes();
+      off = 0;
+    }
+    int len = body.length();
+    RequestScan scan = proxy.requests.scan(bytes, off, len, true);
     if (scan.shape() == RequestScan.Shape.INVALID) {
       Replies.refuse(
           req.response(),
@@ -93,7 +106,7 @@ final class PostFlow {
       }
     }
     if (scan.isToolsCall()) {
-      ToolCallFlow.run(proxy, req, body, bytes, modern);
+      ToolCallFlow.run(proxy, req, body, bytes, off, len, modern);
       return;
     }
     MessageTap tap =

@@ -44,12 +44,19 @@ final class ToolCallFlow {
     this.context = Vertx.currentContext();
   }
 
-  static void run(Proxy proxy, HttpServerRequest req, Buffer raw, byte[] bytes, boolean modern) {
-    new ToolCallFlow(proxy, req, raw, modern).start(bytes);
+  static void run(
+      Proxy proxy,
+      HttpServerRequest req,
+      Buffer raw,
+      byte[] bytes,
+      int off,
+      int len,
+      boolean modern) {
+    new ToolCallFlow(proxy, req, raw, modern).start(bytes, off, len);
   }
 
-  private void start(byte[] bytes) {
-    body = ToolCallBody.parse(proxy.json, bytes, 0, bytes.length);
+  private void start(byte[] bytes, int off, int len) {
+    body = ToolCallBody.parse(proxy.json, bytes, off, len);
     if (body.error() != null) {
       TallyError.Code code =
           body.tooDeep() || body.error().startsWith("/")
@@ -161,7 +168,7 @@ final class ToolCallFlow {
     Buffer upstreamBody = Buffer.buffer(body.withExecutionId(proxy.json, inFlight.id().value()));
     proxy
         .upstream
-        .open(req.method(), req.query(), req.headers(), idleMs())
+        .open(req.method(), req.query(), req.headers(), 0)
         .onComplete(
             ar -> {
               if (ar.failed()) {

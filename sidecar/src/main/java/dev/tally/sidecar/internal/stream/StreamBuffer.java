@@ -28,12 +28,15 @@ public final class StreamBuffer {
   private Instant idleSince;
   private EventSink sink;
   private Runnable cancelUpstream = () -> {};
+  private final Runnable forget;
+  private int unconfirmed;
 
   private static final class Entry {
     final long seq;
     final Buffer bytes;
     final Instant at;
     Delivery delivery;
+    boolean confirmed;
 
     Entry(long seq, Buffer bytes, Instant at, Delivery delivery) {
       this.seq = seq;
@@ -51,7 +54,9 @@ public final class StreamBuffer {
     UNKNOWN
   }
 
-  StreamBuffer(String id, String session, StreamLimits limits, InstantSource clock) {
+  StreamBuffer(
+      String id, String session, StreamLimits limits, InstantSource clock, Runnable forget) {
+    this.forget = forget;
     this.id = id;
     this.session = session;
     this.limits = limits;
@@ -107,6 +112,7 @@ public final class StreamBuffer {
       Buffer b = Buffer.buffer(SseWriter.encode(event.withId(new EventId(id, seq).toString())));
       e = new Entry(seq, b, clock.instant(), delivery);
       entries.addLast(e);
+      unconfirmed++;
       bytes += b.length();
       evict();
       target = sink;
@@ -122,23 +128,32 @@ public final class StreamBuffer {
     target.write(e.bytes).onComplete(ar -> report(e, ar.succeeded()));
   }
 
-  private static void report(Entry e, boolean ok) {
+  private void report(Entry e, boolean ok) {
     Delivery d;
-    synchronized (e) {
-      d = e.delivery;
-      if (d == null) {
-        return;
+    boolean done = false;
+    synchronized (this) {
+      if (ok && !e.confirmed) {
+        e.confirmed = true;
+        unconfirmed--;
+        done = ended && unconfirmed == 0;
       }
+      d = e.delivery;
       if (ok) {
         e.delivery = null;
       }
     }
-    d.written(ok);
+    if (d != null) {
+      d.written(ok);
+    }
+    if (done) {
+      forget.run();
+    }
   }
 
   /** The upstream stream ended: an attached client is ended too; later resumes replay and end. */
   public void end() {
     EventSink s;
+    boolean done;
     synchronized (this) {
       if (ended) {
         return;
@@ -147,9 +162,14 @@ public final class StreamBuffer {
       idleSince = clock.instant();
       s = sink;
       sink = null;
+      done = unconfirmed == 0;
     }
     if (s != null) {
       s.end();
+    }
+    // Everything reached a client: nobody needs to resume, so the stream is not kept.
+    if (done) {
+      forget.run();
     }
   }
 
@@ -193,6 +213,32 @@ public final class StreamBuffer {
   }
 
   /**
+   * Attaches a client that came back without a cursor (a plain GET on the session; clients before
+   * protocol 2025-11-25 get no priming id to resume from) to this live stream nobody is attached
+   * to: sends it every kept event no client has received, then continues live. Returns false,
+   * changing nothing, when a client is attached or the stream has ended.
+   */
+  public boolean reattach(EventSink s) {
+    java.util.List<Entry> replay = new java.util.ArrayList<>();
+    synchronized (this) {
+      if (ended || sink != null) {
+        return false;
+      }
+      evict();
+      for (Entry e : entries) {
+        if (!e.confirmed) {
+          replay.add(e);
+        }
+      }
+      sink = s;
+    }
+    for (Entry e : replay) {
+      send(s, e);
+    }
+    return true;
+  }
+
+  /**
    * Whether the registry may drop this stream at {@code now}: it ended, or no client has been
    * attached, for longer than the age limit. An abandoned live stream has its upstream cancelled.
    */
@@ -206,6 +252,7 @@ public final class StreamBuffer {
       ended = true;
       entries.clear();
       bytes = 0;
+      unconfirmed = 0;
     }
     if (cancel != null) {
       cancel.run();
@@ -225,6 +272,9 @@ public final class StreamBuffer {
       }
       it.remove();
       bytes -= e.bytes.length();
+      if (!e.confirmed) {
+        unconfirmed--;
+      }
     }
   }
 

@@ -6,11 +6,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * All relayed streams of one sidecar, by stream id. {@link #sweep()} drops streams that ended or
- * were left without a client for longer than the age limit. Thread-safe.
+ * All relayed streams of one sidecar, by stream id, and each session's latest standalone (GET)
+ * stream. A stream whose every event reached a client is forgotten when it ends; {@link #sweep()}
+ * drops the others once they ended, or were left without a client, for longer than the age limit.
+ * Thread-safe.
  */
 public final class StreamRegistry {
   private final Map<String, StreamBuffer> streams = new ConcurrentHashMap<>();
+  private final Map<String, StreamBuffer> standalone = new ConcurrentHashMap<>();
   private final StreamLimits limits;
   private final InstantSource clock;
 
@@ -27,10 +30,36 @@ public final class StreamRegistry {
   public StreamBuffer open(String session) {
     while (true) {
       String id = EventId.newStreamId();
-      StreamBuffer b = new StreamBuffer(id, session, limits, clock);
+      StreamBuffer[] self = new StreamBuffer[1];
+      StreamBuffer b = new StreamBuffer(id, session, limits, clock, () -> remove(self[0]));
+      self[0] = b;
       if (streams.putIfAbsent(id, b) == null) {
         return b;
       }
+    }
+  }
+
+  /**
+   * A new standalone (GET) stream of {@code session}, which {@link #standalone(String)} returns
+   * until another replaces it or it is dropped.
+   */
+  public StreamBuffer openStandalone(String session) {
+    StreamBuffer b = open(session);
+    if (session != null) {
+      standalone.put(session, b);
+    }
+    return b;
+  }
+
+  /** The latest standalone stream of {@code session}, or {@code null}. */
+  public StreamBuffer standalone(String session) {
+    return session == null ? null : standalone.get(session);
+  }
+
+  private void remove(StreamBuffer b) {
+    streams.remove(b.id(), b);
+    if (b.session() != null) {
+      standalone.remove(b.session(), b);
     }
   }
 
@@ -43,9 +72,9 @@ public final class StreamRegistry {
   public int sweep() {
     int n = 0;
     var now = clock.instant();
-    for (var it = streams.values().iterator(); it.hasNext(); ) {
-      if (it.next().expire(now)) {
-        it.remove();
+    for (StreamBuffer b : streams.values()) {
+      if (b.expire(now)) {
+        remove(b);
         n++;
       }
     }

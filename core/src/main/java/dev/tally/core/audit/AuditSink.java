@@ -1,0 +1,51 @@
+package dev.tally.core.audit;
+
+import dev.tally.core.execution.Execution;
+import java.time.Instant;
+
+/**
+ * Where the gate and the store report what happened, for the audit journals (ARCHITECTURE.md §9).
+ * Calls are cheap and do not wait for a disk: entries are buffered and made durable by {@link
+ * #flush()}, which the store calls as part of its group commit (only when more than {@link
+ * AuditOptions#maxPendingBytes()} are pending does the reporting thread flush itself). A checkpoint
+ * due on a call is signed on the calling thread (~0.4 ms, once per {@link
+ * AuditOptions#checkpointEvery()} entries). Safe for use by many threads.
+ *
+ * <p>Only whitelisted fields reach a journal: identifiers, states, times, the fingerprint, status
+ * codes and {@link Execution#summary()}; never a match key, an error message, result bytes or a raw
+ * MCP session id. Methods throw {@link AuditException} when the journal cannot take entries;
+ * callers treat that like a store that cannot write (fail closed).
+ */
+public interface AuditSink {
+
+  /**
+   * An execution moved from {@code before} ({@code null} when it was created) to {@code after}.
+   * Lease heartbeats (same state, same owner, same awaiting-input flag) are not recorded.
+   *
+   * @param session the run or MCP session of the call that caused the transition, or {@code null}
+   */
+  void transition(Execution before, Execution after, SessionRef session);
+
+  /** {@link #transition(Execution, Execution, SessionRef)} without a session. */
+  default void transition(Execution before, Execution after) {
+    transition(before, after, null);
+  }
+
+  /**
+   * A call matched {@code execution} and was answered from it without a transition.
+   *
+   * @param session the run or MCP session of the retrying call, or {@code null}
+   */
+  void retry(Execution execution, RetryOutcome outcome, SessionRef session, Instant at);
+
+  /** A request carried a run id or an MCP session. */
+  void session(SessionSeen seen);
+
+  /** Makes every entry reported before this call durable (one fsync per journal). */
+  void flush();
+
+  /** A sink that records nothing. */
+  static AuditSink noop() {
+    return NoopSink.INSTANCE;
+  }
+}

@@ -1,0 +1,269 @@
+package dev.tally.core.audit;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One append-only, hash-chained journal file with signed checkpoints (format: {@link EntryCodec}).
+ * Appends encode and buffer under a short lock and do no I/O; {@link #flush()} writes everything
+ * buffered and fsyncs once (group commit), while later appends keep buffering.
+ *
+ * <p>Implementation note: two locks. {@code lock} guards the chain state and the buffer; {@code
+ * writeLock} serializes writers so buffers reach the file in order. A flusher takes {@code
+ * writeLock} first and {@code lock} only to swap the buffer; an append never waits for a disk.
+ */
+final class Journal {
+  private final Path file;
+  private final String name;
+  private final FileChannel ch;
+  private final SigningKey key;
+  private final EntryCodec codec;
+  private final AuditOptions options;
+
+  private final Object lock = new Object();
+  private final ReentrantLock writeLock = new ReentrantLock();
+
+  // Guarded by lock.
+  private long seq;
+  private String prev;
+  private int unsigned;
+  private Instant firstUnsignedAt;
+  private ByteArrayOutputStream pending = new ByteArrayOutputStream(8192);
+  private boolean closed;
+
+  // Written under writeLock.
+  private volatile long durableSeq;
+  private volatile IOException failure;
+
+  private Journal(
+      Path file,
+      FileChannel ch,
+      SigningKey key,
+      EntryCodec codec,
+      AuditOptions options,
+      JournalRecovery.State state) {
+    this.file = file;
+    this.name = AuditFiles.journalName(file.getFileName().toString());
+    this.ch = ch;
+    this.key = key;
+    this.codec = codec;
+    this.options = options;
+    this.seq = state.lastSeq();
+    this.prev = state.lastHash();
+    this.durableSeq = state.lastSeq();
+    if (!state.signed()) {
+      unsigned = 1;
+      firstUnsignedAt = options.clock().instant();
+    }
+  }
+
+  /**
+   * Opens (creating, or recovering) {@code file}. Entries left unsigned by a crash are signed by a
+   * checkpoint at once, after their chain checked out.
+   */
+  static Journal open(Path file, SigningKey key, AuditOptions options) {
+    FileChannel ch;
+    try {
+      ch = openChannel(file);
+    } catch (IOException e) {
+      throw new AuditException(AuditException.Code.IO, file + ": cannot open: " + e, e);
+    }
+    try {
+      EntryCodec codec = new EntryCodec(options.canonicalizer());
+      JournalRecovery.State state =
+          JournalRecovery.recover(
+              ch,
+              file,
+              AuditFiles.journalName(file.getFileName().toString()),
+              codec,
+              key.publicKey(),
+              options.clock());
+      ch.position(ch.size());
+      Journal j = new Journal(file, ch, key, codec, options, state);
+      if (!state.signed()) {
+        synchronized (j.lock) {
+          j.checkpointLocked(options.clock().instant());
+        }
+        j.flush();
+      }
+      return j;
+    } catch (IOException e) {
+      closeQuietly(ch);
+      throw new AuditException(AuditException.Code.IO, file + ": cannot read: " + e, e);
+    } catch (RuntimeException e) {
+      closeQuietly(ch);
+      throw e;
+    }
+  }
+
+  private static FileChannel openChannel(Path file) throws IOException {
+    Set<StandardOpenOption> opts =
+        Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    try {
+      return FileChannel.open(
+          file,
+          opts,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")));
+    } catch (UnsupportedOperationException e) {
+      return FileChannel.open(file, opts);
+    }
+  }
+
+  /** Buffers one entry (the body without {@code v}, {@code seq}, {@code prev}, {@code hash}). */
+  void append(ObjectNode body) {
+    int buffered;
+    synchronized (lock) {
+      ensureWritable();
+      Instant now = options.clock().instant();
+      appendLocked(body);
+      unsigned++;
+      if (firstUnsignedAt == null) {
+        firstUnsignedAt = now;
+      }
+      if (checkpointDue(now)) {
+        checkpointLocked(now);
+      }
+      buffered = pending.size();
+    }
+    if (buffered >= options.maxPendingBytes()) {
+      flush();
+    }
+  }
+
+  /** Signs a checkpoint if one is due by count or age. */
+  void checkpointIfDue() {
+    synchronized (lock) {
+      ensureWritable();
+      Instant now = options.clock().instant();
+      if (checkpointDue(now)) {
+        checkpointLocked(now);
+      }
+    }
+  }
+
+  private boolean checkpointDue(Instant now) {
+    return unsigned > 0
+        && (unsigned >= options.checkpointEvery()
+            || !now.isBefore(firstUnsignedAt.plus(options.checkpointInterval())));
+  }
+
+  private void appendLocked(ObjectNode body) {
+    body.put(EntryCodec.V, EntryCodec.VERSION);
+    body.put(EntryCodec.SEQ, seq + 1);
+    body.put(EntryCodec.PREV, prev);
+    EntryCodec.Encoded e = codec.encode(body, prev);
+    pending.writeBytes(e.line());
+    seq++;
+    prev = e.hash();
+  }
+
+  private void checkpointLocked(Instant now) {
+    ObjectNode cp = JsonNodeFactory.instance.objectNode();
+    cp.put(EntryCodec.TYPE, EntryCodec.CHECKPOINT);
+    cp.put(EntryCodec.AT, now.toString());
+    cp.put(EntryCodec.COVERS_SEQ, seq);
+    cp.put(EntryCodec.COVERS_HASH, prev);
+    cp.put(EntryCodec.KEY, key.publicKey().keyId());
+    cp.put(EntryCodec.V, EntryCodec.VERSION);
+    cp.put(EntryCodec.SEQ, seq + 1);
+    cp.put(EntryCodec.PREV, prev);
+    byte[] signed = EntryCodec.checkpointMessage(name, codec.canonicalize(cp));
+    cp.put(EntryCodec.SIG, Base64.getEncoder().encodeToString(key.sign(signed)));
+    appendLocked(cp);
+    unsigned = 0;
+    firstUnsignedAt = null;
+  }
+
+  /** Writes and fsyncs every entry buffered before this call; one fsync covers them all. */
+  void flush() {
+    long target;
+    synchronized (lock) {
+      target = seq;
+    }
+    if (durableSeq >= target) {
+      return;
+    }
+    writeLock.lock();
+    try {
+      if (durableSeq >= target) {
+        return;
+      }
+      byte[] chunk;
+      long upTo;
+      synchronized (lock) {
+        ensureNotFailed();
+        chunk = pending.toByteArray();
+        pending.reset();
+        upTo = seq;
+      }
+      try {
+        ByteBuffer buf = ByteBuffer.wrap(chunk);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(false);
+      } catch (IOException e) {
+        failure = e;
+        throw new AuditException(
+            AuditException.Code.IO, file + ": write failed; no further entries: " + e, e);
+      }
+      durableSeq = upTo;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Signs the entries not yet covered, flushes, and closes the file. */
+  void close() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      if (failure == null && unsigned > 0) {
+        checkpointLocked(options.clock().instant());
+      }
+      closed = true;
+    }
+    try {
+      if (failure == null) {
+        flush();
+      }
+    } finally {
+      closeQuietly(ch);
+    }
+  }
+
+  private void ensureWritable() {
+    if (closed) {
+      throw new AuditException(AuditException.Code.CLOSED, file + ": the journal is closed");
+    }
+    ensureNotFailed();
+  }
+
+  private void ensureNotFailed() {
+    IOException f = failure;
+    if (f != null) {
+      throw new AuditException(
+          AuditException.Code.IO, file + ": an earlier write failed; no further entries: " + f, f);
+    }
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException e) {
+      // Nothing left to do: every entry that mattered was flushed or reported.
+    }
+  }
+}

@@ -1,0 +1,207 @@
+package dev.tally.core.store.journal;
+
+import static dev.tally.core.store.journal.JournalFixture.claim;
+import static dev.tally.core.store.journal.JournalFixture.directoryBytes;
+import static dev.tally.core.store.journal.JournalFixture.dump;
+import static dev.tally.core.store.journal.JournalFixture.fileNames;
+import static dev.tally.core.store.journal.JournalFixture.populate;
+import static dev.tally.core.testing.Stages.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.Lease;
+import dev.tally.core.store.journal.Compactor.Step;
+import dev.tally.core.testing.MutableClock;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Background compaction: what it keeps, that writers go on, and that a crash loses nothing. */
+class JournalCompactionTest {
+  private static final String SEGMENT_1 = "journal-00000000000000000001.log";
+  private static final String SEGMENT_2 = "journal-00000000000000000002.log";
+  private static final String SNAPSHOT_1 = "snapshot-00000000000000000001.snap";
+
+  @TempDir Path dir;
+  private final MutableClock clock = MutableClock.create();
+  private JournalExecutionStore store;
+
+  /** What a hook throws to stop a compaction where a crash would. */
+  private static final class SimulatedCrash extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    SimulatedCrash(Step step) {
+      super("simulated crash at " + step, null, false, false);
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  private JournalOptions options() {
+    return JournalOptions.defaults(dir).withClock(clock).withMaxResultBytes(256);
+  }
+
+  private JournalExecutionStore open(Compactor.Hooks hooks) {
+    return JournalExecutionStore.open(options(), ChannelFactory.DEFAULT, hooks);
+  }
+
+  private JournalExecutionStore reopenAfterCrash() {
+    store.halt();
+    store = open(Compactor.Hooks.NONE);
+    return store;
+  }
+
+  @Test
+  void compactionKeepsTheLatestRecordOfEveryLiveExecutionAndDropsTheRest() throws IOException {
+    store = open(Compactor.Hooks.NONE);
+    populate(store, clock);
+    JournalFixture.Dump before = dump(store);
+    long bytesBefore = directoryBytes(dir);
+
+    await(store.compactNow());
+
+    assertThat(fileNames(dir)).containsExactly(SEGMENT_2, SNAPSHOT_1, JournalDir.LOCK_FILE);
+    assertThat(directoryBytes(dir)).isLessThan(bytesBefore / 2);
+    List<JournalEntry> records = new ArrayList<>();
+    try (FileChannel ch = FileChannel.open(dir.resolve(SNAPSHOT_1), StandardOpenOption.READ)) {
+      JournalReader.read(
+          ch,
+          dir.resolve(SNAPSHOT_1),
+          JournalFormat.KIND_SNAPSHOT,
+          1,
+          false,
+          (entry, size) -> records.add(entry));
+    }
+    assertThat(before.records()).hasSize(16);
+    assertThat(before.results()).hasSize(4);
+    assertThat(records)
+        .as("one record per live execution")
+        .hasSize(16)
+        .allMatch(r -> r instanceof JournalEntry.Put);
+    assertThat(dump(store)).isEqualTo(before);
+    assertThat(store.stats().compactions()).isEqualTo(1);
+
+    assertThat(dump(reopenAfterCrash())).isEqualTo(before);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Step.class)
+  void crashAtAnyStepOfCompactionLosesNothing(Step crashAt) {
+    store =
+        open(
+            step -> {
+              if (step == crashAt) {
+                throw new SimulatedCrash(step);
+              }
+            });
+    populate(store, clock);
+    assertThatThrownBy(() -> await(store.compactNow())).isInstanceOf(SimulatedCrash.class);
+    claim(store, clock); // lands in the segment the writer rolled to
+    JournalFixture.Dump expected = dump(store);
+
+    reopenAfterCrash();
+
+    assertThat(dump(store)).isEqualTo(expected);
+    List<String> files = fileNames(dir);
+    assertThat(files).noneMatch(f -> f.endsWith(".tmp"));
+    if (crashAt.compareTo(Step.SNAPSHOT_RENAMED) >= 0) {
+      assertThat(files).contains(SNAPSHOT_1, SEGMENT_2).doesNotContain(SEGMENT_1);
+    } else {
+      assertThat(files).contains(SEGMENT_1, SEGMENT_2).doesNotContain(SNAPSHOT_1);
+    }
+
+    await(store.compactNow());
+    claim(store, clock);
+    JournalFixture.Dump later = dump(store);
+    assertThat(dump(reopenAfterCrash())).isEqualTo(later);
+  }
+
+  @Test
+  void writersKeepAppendingWhileACompactionRuns() throws Exception {
+    CountDownLatch paused = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    store =
+        open(
+            step -> {
+              if (step == Step.SNAPSHOT_WRITTEN) {
+                paused.countDown();
+                try {
+                  resume.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+            });
+    populate(store, clock);
+    CompletableFuture<Void> compaction = store.compactNow();
+    assertThat(paused.await(20, TimeUnit.SECONDS)).isTrue();
+
+    List<Execution> during = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Execution e = claim(store, clock);
+      during.add(
+          await(
+              store.touch(
+                  e.id(),
+                  e.version(),
+                  new Lease("owner-b", clock.instant().plusSeconds(9)),
+                  false)));
+    }
+    assertThat(compaction).isNotDone();
+    resume.countDown();
+    await(compaction);
+    JournalFixture.Dump expected = dump(store);
+
+    assertThat(dump(reopenAfterCrash())).isEqualTo(expected);
+    for (Execution e : during) {
+      assertThat(await(store.find(e.id()))).contains(e);
+    }
+  }
+
+  @Test
+  void compactionStartsByItselfWhenTheJournalOutgrowsItsLiveRecords() throws Exception {
+    CountDownLatch compacted = new CountDownLatch(1);
+    store =
+        JournalExecutionStore.open(
+            options().withCompaction(8 * 1024, 2.0),
+            ChannelFactory.DEFAULT,
+            step -> {
+              if (step == Step.OLD_FILES_DELETED) {
+                compacted.countDown();
+              }
+            });
+    Execution e = claim(store, clock);
+    for (int i = 0; i < 100; i++) {
+      e =
+          await(
+              store.touch(
+                  e.id(),
+                  e.version(),
+                  new Lease("owner-a", clock.instant().plusSeconds(i)),
+                  false));
+    }
+    assertThat(compacted.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(store.stats().compactions()).isPositive();
+
+    await(store.compactNow());
+    assertThat(directoryBytes(dir)).as("one live record left").isLessThan(2048);
+    assertThat(await(reopenAfterCrash().find(e.id()))).contains(e);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.tally.sidecar.app;
+
+import dev.tally.core.audit.AuditJournals;
+import dev.tally.core.audit.AuditOptions;
+import dev.tally.core.audit.AuditSink;
+import dev.tally.core.audit.AuditedExecutionStore;
+import dev.tally.core.config.StoreConfig;
+import dev.tally.core.config.TallyConfig;
+import dev.tally.core.store.ExecutionStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The audit journals of a running sidecar (ARCHITECTURE.md §9): beside a journal store, in the
+ * sibling directory {@code audit/}; none for the throwaway memory store. Entries are made durable
+ * by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per journal), never on an event
+ * loop.
+ */
+final class AuditTrail implements AutoCloseable {
+  static final long FLUSH_MILLIS = 200;
+
+  private final AuditJournals journals;
+  private final ScheduledExecutorService flusher;
+
+  private AuditTrail(AuditJournals journals) {
+    this.journals = journals;
+    if (journals == null) {
+      this.flusher = null;
+      return;
+    }
+    this.flusher =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tally-audit-flush");
+              t.setDaemon(true);
+              return t;
+            });
+    flusher.scheduleWithFixedDelay(this::flush, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  static AuditTrail open(
+      TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log) {
+    if (config.store().kind() != StoreConfig.Kind.JOURNAL) {
+      return new AuditTrail(null);
+    }
+    Path dir = config.store().journalDir().toAbsolutePath().resolveSibling("audit");
+    AuditJournals j =
+        AuditJournals.open(
+            dir,
+            AuditOptions.defaults()
+                .withClock(clock)
+                .withTarget(settings.sidecar().upstream().toString()));
+    log.accept(
+        "tally: audit journals in " + dir + " (verify with: tally audit verify " + dir + ")");
+    return new AuditTrail(j);
+  }
+
+  ExecutionStore wrap(ExecutionStore store) {
+    return journals == null ? store : AuditedExecutionStore.wrap(store, journals);
+  }
+
+  AuditSink sink() {
+    return journals == null ? AuditSink.noop() : journals;
+  }
+
+  private void flush() {
+    try {
+      journals.flush();
+      journals.checkpointIfDue();
+    } catch (RuntimeException e) {
+      // Reported by readiness through the store; a flush failure leaves a detectable gap.
+    }
+  }
+
+  @Override
+  public void close() {
+    if (journals != null) {
+      flusher.shutdownNow();
+      journals.close();
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package dev.tally.sidecar.cli;
+
+import dev.tally.core.audit.AuditException;
+import dev.tally.core.audit.AuditFiles;
+import dev.tally.core.audit.AuditPublicKey;
+import dev.tally.core.audit.AuditTimeline;
+import dev.tally.core.audit.AuditVerification;
+import dev.tally.core.audit.AuditVerifier;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code tally audit}: offline checks and reading of the audit journals. */
+@Command(
+    name = "audit",
+    description = "Verifies and reads the hash-chained audit journals.",
+    subcommands = {AuditCommand.Verify.class, AuditCommand.Show.class, AuditCommand.Key.class})
+final class AuditCommand implements Runnable {
+  @Override
+  public void run() {
+    new picocli.CommandLine(this).usage(System.out);
+  }
+
+  /** {@code tally audit verify DIR}. */
+  @Command(
+      name = "verify",
+      description = {
+        "Checks the hash chain and the signed checkpoints of both journals in DIR.",
+        "Prints 'ok: <n> entries, <m> checkpoints' and exits 0, or names the first bad entry and exits 1."
+      })
+  static final class Verify implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "The audit directory.")
+    Path dir;
+
+    @Option(
+        names = "--public-key",
+        description = "Public key file to check signatures with (default: the one in DIR).")
+    Path publicKey;
+
+    @Option(
+        names = "--allow-tail",
+        description = "Accept entries after the last checkpoint (a crash leaves them).")
+    boolean allowTail;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() {
+      try {
+        AuditVerification v = AuditVerifier.create().verify(dir, Optional.ofNullable(publicKey));
+        out.println(v.message());
+        return v.exitCode(allowTail);
+      } catch (AuditException e) {
+        out.println("bad: " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  /** {@code tally audit show DIR [--execution ID]}. */
+  @Command(
+      name = "show",
+      description = "Prints the timeline of one execution, or one line per execution.")
+  static final class Show implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "The audit directory.")
+    Path dir;
+
+    @Option(names = "--execution", description = "An execution id (act_…).")
+    String execution;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() {
+      try {
+        out.print(AuditTimeline.render(dir, Optional.ofNullable(execution)));
+        out.flush();
+        return 0;
+      } catch (AuditException e) {
+        System.err.println("tally audit show: " + e.getMessage());
+        return TallyCli.EXIT_USAGE;
+      }
+    }
+  }
+
+  /** {@code tally audit key DIR}. */
+  @Command(
+      name = "key",
+      description = "Prints the public key that verifies the checkpoints in DIR.")
+  static final class Key implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", description = "The audit directory.")
+    Path dir;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() {
+      try {
+        out.print(AuditPublicKey.read(AuditFiles.publicKey(dir)).toText());
+        out.flush();
+        return 0;
+      } catch (AuditException e) {
+        System.err.println("tally audit key: " + e.getMessage());
+        return TallyCli.EXIT_USAGE;
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.tally.sidecar.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tally.core.config.ConfigException;
+import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.TallyConfig;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SidecarSettingsTest {
+  private static SidecarSettings settings(String yaml, ConfigOverrides o) {
+    return SidecarSettings.from(TallyConfig.parse(yaml, "test", o), o);
+  }
+
+  @Test
+  void defaultsNeedOnlyTheUpstream() {
+    SidecarSettings s =
+        settings("upstream:\n  url: http://127.0.0.1:3000/mcp\n", ConfigOverrides.none());
+    assertThat(s.sidecar().host()).isEqualTo("127.0.0.1");
+    assertThat(s.sidecar().port()).isEqualTo(8080);
+    assertThat(s.sidecar().path()).isEqualTo("/mcp");
+    assertThat(s.admin().listen()).isEqualTo(new HostPort("127.0.0.1", 9090));
+    assertThat(s.drainTimeout()).isEqualTo(SidecarSettings.DEFAULT_DRAIN_TIMEOUT);
+  }
+
+  @Test
+  void flagsBeatEnvironmentWhichBeatsTheFile() {
+    String yaml =
+        "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  listen: 127.0.0.1:7000\n  drainTimeout: 5s\n";
+    ConfigOverrides env = ConfigOverrides.ofEnv(Map.of("TALLY_SIDECAR_LISTEN", "127.0.0.1:7001"));
+    assertThat(settings(yaml, env).sidecar().port()).isEqualTo(7001);
+    assertThat(settings(yaml, env).drainTimeout()).isEqualTo(Duration.ofSeconds(5));
+    ConfigOverrides flag = env.withFlag("sidecar.listen", "127.0.0.1:7002");
+    assertThat(settings(yaml, flag).sidecar().port()).isEqualTo(7002);
+  }
+
+  @Test
+  void everyProblemIsNamedByKeyAndReportedAtOnce() {
+    String yaml =
+        "sidecar:\n  listen: nowhere\n  lisen: 1\nstream:\n  maxAge: -5m\nadmin:\n  listen: 0.0.0.0:9090\n";
+    assertThatThrownBy(() -> settings(yaml, ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e -> {
+              String all = String.join("\n", ((ConfigException) e).problems());
+              assertThat(all)
+                  .contains("upstream.url")
+                  .contains("sidecar.listen: nowhere")
+                  .contains("HOST:PORT")
+                  .contains("sidecar.lisen")
+                  .contains("stream.maxAge")
+                  .contains("admin.tokenFile");
+            });
+  }
+
+  @Test
+  void upstreamMustBeHttp() {
+    assertThatThrownBy(() -> settings("upstream:\n  url: ftp://x/mcp\n", ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("upstream.url");
+  }
+
+  @Test
+  void adminBeyondLoopbackWithATokenIsAccepted() {
+    ConfigOverrides o = ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", "0123456789abcdef0123"));
+    SidecarSettings s =
+        settings(
+            "upstream:\n  url: http://127.0.0.1:3000/mcp\nadmin:\n  listen: 0.0.0.0:9090\n", o);
+    assertThat(s.admin().token()).isEqualTo("0123456789abcdef0123");
+    assertThat(s.admin().toString()).doesNotContain("0123456789abcdef0123");
+  }
+
+  @Test
+  void hostPortParsesIpv6AndRejectsJunk() {
+    assertThat(HostPort.parse("[::1]:80")).isEqualTo(new HostPort("::1", 80));
+    assertThat(HostPort.parse("[::1]:80").isLoopback()).isTrue();
+    assertThat(HostPort.parse("localhost:0").isLoopback()).isTrue();
+    assertThat(HostPort.parse("x")).isNull();
+    assertThat(HostPort.parse("x:99999")).isNull();
+    assertThat(HostPort.parse(":80")).isNull();
+  }
+}

@@ -1,0 +1,122 @@
+package dev.tally.sidecar.it;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A minimal stateless 2026-07-28 MCP server (JSON answers only) for the modern-era paths the Java
+ * SDK server does not speak: {@code x-mcp-header}, MRTR, and failure modes. Tools: {@code deploy}
+ * (region mirrored into {@code Mcp-Param-Region}), {@code ask} (input required until {@code
+ * inputResponses} arrive), {@code slow} (never answers), {@code boom} (HTTP 500).
+ */
+final class ModernUpstream {
+  final AtomicInteger effects = new AtomicInteger();
+  final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
+  final AtomicInteger posts = new AtomicInteger();
+  private final HttpServer server;
+
+  ModernUpstream(Vertx vertx) throws Exception {
+    server =
+        vertx
+            .createHttpServer()
+            .requestHandler(
+                req ->
+                    req.body()
+                        .onSuccess(
+                            body -> {
+                              posts.incrementAndGet();
+                              String key = req.getHeader("Idempotency-Key");
+                              if (key != null) {
+                                idempotencyKeys.add(key);
+                              }
+                              JsonObject msg = body.toJsonObject();
+                              Object id = msg.getValue("id");
+                              JsonObject params = msg.getJsonObject("params", new JsonObject());
+                              String method = msg.getString("method");
+                              if ("tools/list".equals(method)) {
+                                answer(req, id, tools());
+                                return;
+                              }
+                              switch (params.getString("name", "")) {
+                                case "deploy" -> {
+                                  effects.incrementAndGet();
+                                  answer(req, id, text("deployed"));
+                                }
+                                case "ask" -> {
+                                  if (params.containsKey("inputResponses")) {
+                                    effects.incrementAndGet();
+                                    answer(req, id, text("answered"));
+                                  } else {
+                                    answer(
+                                        req,
+                                        id,
+                                        new JsonObject()
+                                            .put("resultType", "input_required")
+                                            .put(
+                                                "inputRequests",
+                                                new JsonObject()
+                                                    .put(
+                                                        "confirm",
+                                                        new JsonObject()
+                                                            .put("method", "elicitation/create")))
+                                            .put("requestState", "state-1"));
+                                  }
+                                }
+                                case "slow" -> {
+                                  // Never answers: the sidecar's upstream timeout must fire.
+                                }
+                                case "boom" -> req.response().setStatusCode(500).end("internal");
+                                default -> req.response().setStatusCode(404).end();
+                              }
+                            }))
+            .listen(0, "127.0.0.1")
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+  }
+
+  private static JsonObject tools() {
+    JsonObject deploy =
+        new JsonObject()
+            .put("name", "deploy")
+            .put(
+                "inputSchema",
+                new JsonObject()
+                    .put("type", "object")
+                    .put(
+                        "properties",
+                        new JsonObject()
+                            .put(
+                                "region",
+                                new JsonObject()
+                                    .put("type", "string")
+                                    .put("x-mcp-header", "Region"))
+                            .put("version", new JsonObject().put("type", "string"))));
+    JsonObject ask =
+        new JsonObject()
+            .put("name", "ask")
+            .put("inputSchema", new JsonObject().put("type", "object"));
+    return new JsonObject().put("tools", new JsonArray().add(deploy).add(ask));
+  }
+
+  private static JsonObject text(String t) {
+    return new JsonObject()
+        .put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", t)));
+  }
+
+  private static void answer(
+      io.vertx.core.http.HttpServerRequest req, Object id, JsonObject result) {
+    JsonObject r = new JsonObject().put("jsonrpc", "2.0").put("id", id).put("result", result);
+    req.response().putHeader("Content-Type", "application/json").end(r.encode());
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + server.actualPort() + "/mcp";
+  }
+}
