@@ -2,6 +2,9 @@ package dev.tally.sidecar.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.core.audit.AuditTimeline;
+import dev.tally.core.audit.AuditVerification;
+import dev.tally.core.audit.AuditVerifier;
 import dev.tally.sidecar.process.CountingUpstream.Receipt;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,6 +46,10 @@ final class CrashRun implements AutoCloseable {
   private final AtomicLong rpcIds = new AtomicLong(1000);
   private final Map<String, Integer> outcomes = new TreeMap<>();
   private final List<Call> calls = new ArrayList<>();
+
+  /** Executions a restart found dispatched and recorded as outcome_unknown. */
+  private final List<String> settledByRestart = new ArrayList<>();
+
   private TallyProcess process;
   private int starts;
   private long startNanos;
@@ -148,6 +155,15 @@ final class CrashRun implements AutoCloseable {
         () -> executionId + " is " + last[0]);
   }
 
+  /** Waits until the admin API reports {@code state}. */
+  void awaitState(String executionId, String state) throws InterruptedException {
+    String[] last = {""};
+    Poll.until(
+        Duration.ofSeconds(10),
+        () -> (last[0] = state(executionId)).equals(state),
+        () -> executionId + " is " + last[0] + ", expected " + state);
+  }
+
   String state(String executionId) {
     try {
       McpClient.Answer a = client.get(process.admin("/v1/executions/" + executionId));
@@ -200,7 +216,8 @@ final class CrashRun implements AutoCloseable {
     return original != null ? "answered before the kill, " + how : how;
   }
 
-  private String settle(Call c, List<Receipt> before, List<Receipt> after, McpClient.Answer r) {
+  private String settle(Call c, List<Receipt> before, List<Receipt> after, McpClient.Answer r)
+      throws InterruptedException {
     assertThat(r.status()).as("%s retry: %s", c, r.body()).isEqualTo(200);
     String first = before.isEmpty() ? null : before.get(0).idempotencyKey();
     if (!r.replay().isMissingNode()) {
@@ -208,6 +225,7 @@ final class CrashRun implements AutoCloseable {
       assertThat(r.replay().path("executionId").asText()).isEqualTo(first);
       assertThat(r.ticket()).as(r.body()).isEqualTo(upstream.ticketOf(first));
       assertThat(after).as("a replay sends nothing upstream").isEqualTo(before);
+      awaitState(first, "delivered");
       return "replayed";
     }
     if (r.tallyCode().equals("OUTCOME_UNKNOWN")) {
@@ -221,15 +239,20 @@ final class CrashRun implements AutoCloseable {
         assertThat(id).isEqualTo(first);
       }
       assertThat(state(id)).isEqualTo("outcome_unknown");
+      if (first != null) {
+        settledByRestart.add(first);
+      }
       return first == null ? "outcome_unknown (dispatch durable, never sent)" : "outcome_unknown";
     }
     assertThat(r.isToolResult()).as("%s retry: %s", c, r.body()).isTrue();
     assertThat(after).as("%s retry", c).hasSize(before.size() + 1);
     Receipt sent = after.get(after.size() - 1);
     assertThat(r.ticket()).isEqualTo(upstream.ticketOf(sent.idempotencyKey()));
+    awaitState(sent.idempotencyKey(), "delivered");
     if (first != null) {
       assertThat(c.tool()).as("only keyed tools are sent again").isEqualTo(CountingUpstream.KEYED);
       assertThat(sent.idempotencyKey()).as("the same execution id").isEqualTo(first);
+      settledByRestart.add(first);
       return "re-dispatched with the same execution id";
     }
     return "dispatched by the retry (never reached the upstream)";
@@ -260,6 +283,67 @@ final class CrashRun implements AutoCloseable {
     synchronized (calls) {
       return List.copyOf(calls);
     }
+  }
+
+  /**
+   * Stops the last process ({@code kill -9}) and checks the audit journals the processes wrote
+   * beside the journal (ARCHITECTURE.md §9): after any number of kills the hash chain is intact;
+   * entries after the last signed checkpoint (or a torn last line) are what a crash leaves.
+   */
+  String verifyAudit() throws Exception {
+    if (process != null && process.isAlive()) {
+      process.kill();
+    }
+    AuditVerification v =
+        AuditVerifier.create().verify(dir.resolve("audit"), java.util.Optional.empty());
+    assertThat(v.exitCode(true)).as("tally audit verify --allow-tail: %s", v.message()).isZero();
+    for (String id : settledByRestart) {
+      String timeline = AuditTimeline.render(dir.resolve("audit"), java.util.Optional.of(id));
+      assertThat(timeline)
+          .as("the audit trail records the restart's outcome_unknown of %s", id)
+          .containsPattern("(?m)^\\s+\\S+ outcome_unknown\\b");
+    }
+    String listing = AuditTimeline.render(dir.resolve("audit"), java.util.Optional.empty());
+    long sent = 0;
+    long audited = 0;
+    for (Call c : calls()) {
+      List<Receipt> r = upstream.receipts(c.title());
+      if (!r.isEmpty()) {
+        sent++;
+        audited += listing.contains(r.get(0).idempotencyKey()) ? 1 : 0;
+      }
+    }
+    return String.format(
+        java.util.Locale.ROOT,
+        "%s; %d restart-settled executions audited; %d of %d executions that reached the"
+            + " upstream appear in the activity journal",
+        v.message(),
+        settledByRestart.size(),
+        audited,
+        sent);
+  }
+
+  /**
+   * What the processes of this run wrote to stderr, with numbers, ids and paths blanked so that
+   * repeated lines collapse; with counts.
+   */
+  Map<String, Integer> stderrLines() throws IOException {
+    Map<String, Integer> lines = new TreeMap<>();
+    try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".err"))::iterator) {
+        for (String line : Files.readAllLines(f)) {
+          String norm =
+              line.replace(dir.toString(), "DIR")
+                  .replaceAll("act_[0-9A-Z]{26}", "act_ID")
+                  .replaceAll("\\d+", "N")
+                  .strip();
+          if (!norm.isEmpty()) {
+            lines.merge(norm, 1, Integer::sum);
+          }
+        }
+      }
+    }
+    return lines;
   }
 
   /** One line for the test log: how often each outcome occurred, process starts, wall time. */

@@ -183,6 +183,8 @@ class SidecarCrashIT {
         run.checkAtMostOnce(c);
       }
       System.out.println(run.summary() + "; " + hit + " hits in " + i + " iterations");
+      System.out.println("  audit: " + run.verifyAudit());
+      System.out.println("  stderr: " + run.stderrLines());
     }
   }
 
@@ -342,6 +344,8 @@ class SidecarCrashIT {
               + "; "
               + answered.size()
               + " answered calls re-checked");
+      System.out.println("  audit: " + run.verifyAudit());
+      System.out.println("  stderr: " + run.stderrLines());
     } finally {
       upstream.padResults(0);
       senders.shutdownNow();
