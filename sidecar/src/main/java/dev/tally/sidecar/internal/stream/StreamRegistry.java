@@ -30,9 +30,7 @@ public final class StreamRegistry {
   public StreamBuffer open(String session) {
     while (true) {
       String id = EventId.newStreamId();
-      StreamBuffer[] self = new StreamBuffer[1];
-      StreamBuffer b = new StreamBuffer(id, session, limits, clock, () -> remove(self[0]));
-      self[0] = b;
+      StreamBuffer b = new StreamBuffer(id, session, limits, clock);
       if (streams.putIfAbsent(id, b) == null) {
         return b;
       }
@@ -53,7 +51,8 @@ public final class StreamRegistry {
 
   /** The latest standalone stream of {@code session}, or {@code null}. */
   public StreamBuffer standalone(String session) {
-    return session == null ? null : standalone.get(session);
+    StreamBuffer b = session == null ? null : standalone.get(session);
+    return b == null || b.ended() ? null : b;
   }
 
   private void remove(StreamBuffer b) {

@@ -135,12 +135,19 @@ class StreamBufferTest {
   }
 
   @Test
-  void fullyDeliveredStreamIsForgottenWhenItEnds() {
+  void fullyDeliveredStreamStaysResumableForTheGraceThenIsSwept() {
     StreamBuffer b = registry.open(null);
     b.attach(new Client());
     b.append(ev("a"), Delivery.NONE);
     assertThat(registry.size()).isEqualTo(1);
     b.end();
+    // A written event may still have been lost with a dying connection: keep it a little.
+    Client late = new Client();
+    assertThat(b.resume(0, late)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(late.data()).containsExactly("a");
+    assertThat(registry.sweep()).isZero();
+    now.set(now.get().plus(StreamBuffer.CONFIRMED_GRACE).plusSeconds(1));
+    assertThat(registry.sweep()).isEqualTo(1);
     assertThat(registry.size()).isZero();
   }
 
@@ -151,6 +158,9 @@ class StreamBufferTest {
     b.end();
     assertThat(registry.find(new EventId(b.id(), 0))).isSameAs(b);
     b.resume(0, new Client());
+    assertThat(registry.size()).isEqualTo(1);
+    now.set(now.get().plus(StreamBuffer.CONFIRMED_GRACE).plusSeconds(1));
+    registry.sweep();
     assertThat(registry.size()).isZero();
   }
 
