@@ -10,7 +10,6 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
-import dev.tally.core.execution.Transition;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
@@ -198,37 +197,6 @@ public final class Gate implements AutoCloseable {
         TallyError.of(
             TallyError.Code.STORE_UNAVAILABLE,
             "the execution store cannot record this call now; nothing was sent, retry later"));
-  }
-
-  /**
-   * Records that the stored result of a {@link Decision.Replay} reached the client: an execution
-   * still {@code completed} or {@code completed_not_delivered} becomes {@code delivered}
-   * (ARCHITECTURE.md §5), so that, as after a first delivery, its fingerprint no longer matches new
-   * calls. Best effort and never exceptional: if the record changed meanwhile it is re-read once; a
-   * store that cannot write leaves it as it was (the replay itself already happened).
-   */
-  public CompletionStage<Execution> replayDelivered(Execution replayed) {
-    Objects.requireNonNull(replayed, "replayed");
-    return deliver(replayed)
-        .handle(
-            (e, err) -> {
-              if (err == null) {
-                return CompletableFuture.completedFuture(e);
-              }
-              return store
-                  .find(replayed.id())
-                  .thenCompose(latest -> deliver(latest.orElse(replayed)));
-            })
-        .thenCompose(s -> s)
-        .exceptionally(err -> replayed);
-  }
-
-  private CompletionStage<Execution> deliver(Execution e) {
-    if (e.state() != ExecutionState.COMPLETED
-        && e.state() != ExecutionState.COMPLETED_NOT_DELIVERED) {
-      return CompletableFuture.completedFuture(e);
-    }
-    return store.transition(Transition.to(e, ExecutionState.DELIVERED, clock.instant()));
   }
 
   public ContractRegistry contracts() {

@@ -128,44 +128,6 @@ class GateTest {
   }
 
   @Test
-  void aReplayThatReachedTheClientIsRecordedDeliveredAndReleasesTheFingerprint() {
-    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"a\"}"));
-    first
-        .inFlight()
-        .completed(200, "{}".getBytes(StandardCharsets.UTF_8), false)
-        .toCompletableFuture()
-        .join();
-    first.inFlight().notDelivered().toCompletableFuture().join();
-    Decision.Replay replay = (Decision.Replay) admit(call("create_ticket", "{\"title\":\"a\"}"));
-
-    Execution after = gate.replayDelivered(replay.execution()).toCompletableFuture().join();
-
-    assertThat(after.state()).isEqualTo(ExecutionState.DELIVERED);
-    assertThat(store.find(first.inFlight().id()).toCompletableFuture().join().orElseThrow().state())
-        .isEqualTo(ExecutionState.DELIVERED);
-    assertThat(admit(call("create_ticket", "{\"title\":\"a\"}")))
-        .isInstanceOf(Decision.Dispatch.class);
-  }
-
-  @Test
-  void replayDeliveredRereadsARecordThatMovedOnAndIsIdempotent() {
-    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"b\"}"));
-    first
-        .inFlight()
-        .completed(200, "{}".getBytes(StandardCharsets.UTF_8), false)
-        .toCompletableFuture()
-        .join();
-    Decision.Replay replay = (Decision.Replay) admit(call("create_ticket", "{\"title\":\"b\"}"));
-    assertThat(replay.execution().state()).isEqualTo(ExecutionState.COMPLETED);
-    first.inFlight().notDelivered().toCompletableFuture().join(); // the replayed version is stale
-
-    assertThat(gate.replayDelivered(replay.execution()).toCompletableFuture().join().state())
-        .isEqualTo(ExecutionState.DELIVERED);
-    assertThat(gate.replayDelivered(replay.execution()).toCompletableFuture().join().state())
-        .isEqualTo(ExecutionState.DELIVERED);
-  }
-
-  @Test
   void deliveredExecutionReleasesFingerprintSoAnIdenticalCallIsANewAction() {
     Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"a\"}"));
     first

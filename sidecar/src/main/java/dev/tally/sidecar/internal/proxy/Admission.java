@@ -1,7 +1,6 @@
 package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.core.contract.ContractRegistry;
-import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.ToolCall;
@@ -23,9 +22,6 @@ public interface Admission {
     return 0;
   }
 
-  /** The result of a {@link Decision.Replay} was written to the client. */
-  default void replayDelivered(Execution replayed) {}
-
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -42,11 +38,6 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
-      }
-
-      @Override
-      public void replayDelivered(Execution replayed) {
-        gate.replayDelivered(replayed);
       }
     };
   }
