@@ -22,7 +22,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -183,8 +182,8 @@ class SidecarCrashIT {
         run.checkAtMostOnce(c);
       }
       System.out.println(run.summary() + "; " + hit + " hits in " + i + " iterations");
-      System.out.println("  audit: " + run.verifyAudit());
-      System.out.println("  stderr: " + run.stderrLines());
+      System.out.println("  audit: " + CrashFindings.audit(run, upstream));
+      System.out.println("  stderr: " + CrashFindings.stderr(run.dir));
     }
   }
 
@@ -309,7 +308,7 @@ class SidecarCrashIT {
         for (Future<?> f : running) {
           f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
-        evidence.merge(compactionEvidence(run.journal()), 1, Integer::sum);
+        evidence.merge(CrashFindings.compactionInFlight(run.journal()), 1, Integer::sum);
         run.start();
         for (Crash c : burst) {
           Crash seen = run.crashed(c.call(), c.original());
@@ -336,7 +335,9 @@ class SidecarCrashIT {
       for (Call c : run.calls()) {
         run.checkAtMostOnce(c);
       }
-      assertThat(snapshots(run.journal())).as("compaction ran (snapshots exist)").isNotEmpty();
+      assertThat(CrashFindings.snapshots(run.journal()))
+          .as("compaction ran (snapshots exist)")
+          .isNotEmpty();
       System.out.println(
           run.summary()
               + "; journal files at the kills: "
@@ -344,43 +345,11 @@ class SidecarCrashIT {
               + "; "
               + answered.size()
               + " answered calls re-checked");
-      System.out.println("  audit: " + run.verifyAudit());
-      System.out.println("  stderr: " + run.stderrLines());
+      System.out.println("  audit: " + CrashFindings.audit(run, upstream));
+      System.out.println("  stderr: " + CrashFindings.stderr(run.dir));
     } finally {
       upstream.padResults(0);
       senders.shutdownNow();
     }
-  }
-
-  /** What the files in the journal say about a compaction the kill interrupted. */
-  private static String compactionEvidence(Path journal) throws IOException {
-    List<String> names;
-    try (Stream<Path> s = Files.list(journal)) {
-      names = s.map(p -> p.getFileName().toString()).sorted().toList();
-    }
-    if (names.stream().anyMatch(n -> n.endsWith(".tmp"))) {
-      return "snapshot being written";
-    }
-    List<Long> snaps = seqs(names, "snapshot-", ".snap");
-    List<Long> segs = seqs(names, "journal-", ".log");
-    if (snaps.size() > 1
-        || !snaps.isEmpty() && segs.stream().anyMatch(s -> s <= snaps.get(snaps.size() - 1))) {
-      return "replaced files not yet deleted";
-    }
-    return "no compaction file in flight";
-  }
-
-  private static List<Long> snapshots(Path journal) throws IOException {
-    try (Stream<Path> s = Files.list(journal)) {
-      return seqs(s.map(p -> p.getFileName().toString()).toList(), "snapshot-", ".snap");
-    }
-  }
-
-  private static List<Long> seqs(List<String> names, String prefix, String suffix) {
-    return names.stream()
-        .filter(n -> n.startsWith(prefix) && n.endsWith(suffix))
-        .map(n -> Long.parseLong(n.substring(prefix.length(), n.length() - suffix.length())))
-        .sorted()
-        .toList();
   }
 }
