@@ -36,7 +36,11 @@ public abstract class AdapterScenarioSuite {
   private static final AtomicLong IDS = new AtomicLong(1);
 
   private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient.newBuilder()
+          // HTTP/1.1 as MCP clients speak it; an h2c upgrade answered early (413) ends in GOAWAY.
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private Map<String, String> session;
 
   /** The MCP endpoint in front of the adapter. */
