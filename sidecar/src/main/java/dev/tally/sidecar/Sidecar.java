@@ -60,7 +60,7 @@ public final class Sidecar {
             .setTcpNoDelay(true)
             .setCompressionSupported(false);
     HttpServer server = vertx.createHttpServer(so).requestHandler(McpHandler.create(proxy));
-    long sweepEvery = Math.max(1000, options.streamMaxAge().toMillis() / 4);
+    long sweepEvery = Math.max(1000, Math.min(5000, options.streamMaxAge().toMillis() / 4));
     return server
         .listen()
         .map(

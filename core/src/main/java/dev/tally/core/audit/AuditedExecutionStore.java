@@ -5,12 +5,9 @@ import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
 import dev.tally.core.store.Claim;
-import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
-import dev.tally.core.store.Page;
-import java.time.Duration;
+import dev.tally.core.store.ForwardingExecutionStore;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -20,11 +17,12 @@ import java.util.concurrent.CompletionStage;
  * transition is read first so the entry names the state it left; only a successful change is
  * reported.
  */
-public final class AuditedExecutionStore implements ExecutionStore {
+public final class AuditedExecutionStore extends ForwardingExecutionStore {
   private final ExecutionStore delegate;
   private final AuditSink sink;
 
   private AuditedExecutionStore(ExecutionStore delegate, AuditSink sink) {
+    super(delegate);
     this.delegate = delegate;
     this.sink = sink;
   }
@@ -80,61 +78,5 @@ public final class AuditedExecutionStore implements ExecutionStore {
 
   private static Execution predecessor(Optional<Execution> before, long version) {
     return before.filter(b -> b.version() == version).orElse(null);
-  }
-
-  @Override
-  public CompletionStage<Optional<Execution>> find(ExecutionId id) {
-    return delegate.find(id);
-  }
-
-  @Override
-  public CompletionStage<Optional<Execution>> findHolder(String matchKey, Instant now) {
-    return delegate.findHolder(matchKey, now);
-  }
-
-  @Override
-  public CompletionStage<Optional<byte[]>> result(ExecutionId id) {
-    return delegate.result(id);
-  }
-
-  @Override
-  public CompletionStage<Optional<Execution>> awaitChange(
-      ExecutionId id, long afterVersion, Duration maxWait) {
-    return delegate.awaitChange(id, afterVersion, maxWait);
-  }
-
-  @Override
-  public CompletionStage<List<Execution>> lapsed(Instant now, int limit) {
-    return delegate.lapsed(now, limit);
-  }
-
-  @Override
-  public CompletionStage<Page> list(ExecutionQuery query) {
-    return delegate.list(query);
-  }
-
-  @Override
-  public CompletionStage<Integer> purge(Instant now, int limit) {
-    return delegate.purge(now, limit);
-  }
-
-  @Override
-  public int maxResultBytes() {
-    return delegate.maxResultBytes();
-  }
-
-  @Override
-  public boolean isWritable() {
-    return delegate.isWritable();
-  }
-
-  /** The wrapped store (for statistics only). */
-  public ExecutionStore delegate() {
-    return delegate;
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }

@@ -75,7 +75,7 @@ final class ByteSink {
     return Arrays.copyOf(buf, len);
   }
 
-  /** Empties the sink, dropping an oversized buffer. */
+  /** Empties the sink, dropping a buffer grown past {@link #RETAIN_MAX}. */
   void reset() {
     len = 0;
     if (buf.length > RETAIN_MAX) {

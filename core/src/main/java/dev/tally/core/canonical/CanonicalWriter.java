@@ -74,7 +74,6 @@ final class CanonicalWriter {
   private byte[] write(JsonNode root, CanonicalLimits limits) {
     maxDepth = limits.maxDepth();
     maxBytes = limits.maxBytes();
-    out.reset();
     depth = 0;
     try {
       value(root);
@@ -108,6 +107,7 @@ final class CanonicalWriter {
       while (depth > 0) {
         pop();
       }
+      out.reset();
     }
   }
 

@@ -12,10 +12,13 @@ import java.math.BigDecimal;
  * Schubfach follows Java's rule, which lets a 2-digit result stand where a 1-digit decimal also
  * rounds to the value; that only happens for subnormals and is corrected here to ECMAScript's
  * "fewest digits, then closest" rule (ECMA-262 §6.1.6.1.20). The digits are then laid out in
- * ECMAScript style: plain for 1e-7 &lt; |v| &lt; 1e21, otherwise {@code d.ddde+n}.
+ * ECMAScript style: plain for 1e-7 &lt; |v| &lt; 1e21, otherwise {@code d.ddde+n}. Integers up to
+ * 2^53 and decimals with few fractional digits take faster exact paths.
  */
 final class EsNumberFormat {
   private static final double EXACT_INTEGERS = 0x1p53;
+  private static final int SHORT_DECIMAL_DIGITS = 8;
+  private static final double[] POW10 = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
 
   private EsNumberFormat() {}
 
@@ -29,6 +32,14 @@ final class EsNumberFormat {
       out.writeLong((long) v);
       return;
     }
+    if (writeShortDecimal(v, out)) {
+      return;
+    }
+    writeShortest(v, out);
+  }
+
+  /** The general case: Schubfach digits laid out ECMAScript style. */
+  static void writeShortest(double v, ByteSink out) {
     String java = NumberOutput.toString(v, true);
     int i = 0;
     boolean negative = java.charAt(0) == '-';
@@ -69,6 +80,41 @@ final class EsNumberFormat {
       }
     }
     layout(negative, digits, k, n, out);
+  }
+
+  /**
+   * Writes {@code v} if it has at most {@link #SHORT_DECIMAL_DIGITS} fractional digits and lies in
+   * the plain-layout range [1e-6, 2^50), returning false otherwise. Typed-in numbers (prices,
+   * rates) are like this, and skipping Schubfach's string round trip makes them several times
+   * cheaper.
+   *
+   * <p>Why this is ECMAScript's output: let k be the fewest fractional digits of a decimal that
+   * rounds to v. Then m = rint(v * 10^k) is that decimal's significand, because while v * 10^k &lt;
+   * 2^50, half an ulp of v scaled by 10^k plus the multiplication's rounding error stay below 3/8;
+   * {@code m / 10^k == v} (one correctly rounded division of exact operands) proves the decimal
+   * rounds to v. The same bound puts any two k-digit decimals more than an ulp apart, so m is the
+   * only (hence the closest) one; fewest fractional digits is fewest significant digits for a
+   * non-integer in this range, and m has no trailing zero or k - 1 would have matched.
+   */
+  private static boolean writeShortDecimal(double v, ByteSink out) {
+    double a = Math.abs(v);
+    if (!(a >= 1e-6 && a < 0x1p50)) {
+      return false;
+    }
+    for (int k = 1; k <= SHORT_DECIMAL_DIGITS; k++) {
+      double scaled = a * POW10[k];
+      if (scaled >= 0x1p50) {
+        return false;
+      }
+      double m = Math.rint(scaled);
+      if (m / POW10[k] == a) {
+        long digits = (long) m;
+        int count = ByteSink.digitCount(digits);
+        layout(v < 0, digits, count, count - k, out);
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -179,7 +179,7 @@ final class StrictTreeReader {
           default:
             throw malformed("unexpected token");
         }
-        boolean container = value.isContainerNode();
+        boolean container = t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY;
         if (container && depth >= maxDepth) {
           throw new CanonicalizationException(
               Code.TOO_DEEP, pointer(depth), "nesting deeper than " + maxDepth + " levels");
@@ -187,7 +187,7 @@ final class StrictTreeReader {
         if (depth == 0) {
           root = value;
         } else {
-          attach(value);
+          attach(value, container);
         }
         if (container) {
           push(value);
@@ -197,14 +197,14 @@ final class StrictTreeReader {
       }
     }
 
-    private void attach(JsonNode value) {
+    private void attach(JsonNode value, boolean container) {
       JsonNode c = containers[depth - 1];
       if (c instanceof ObjectNode) {
         if (((ObjectNode) c).putIfAbsent(names[depth - 1], value) != null) {
           throw new CanonicalizationException(
               Code.DUPLICATE_KEY, pointer(depth), "duplicate object member name");
         }
-        if (!value.isContainerNode()) {
+        if (!container) {
           names[depth - 1] = null;
         }
       } else {

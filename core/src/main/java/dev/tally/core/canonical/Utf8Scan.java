@@ -1,5 +1,9 @@
 package dev.tally.core.canonical;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * A strict UTF-8 pre-pass over a JSON document (RFC 3629 §4: no overlong forms, no encoded
  * surrogates, nothing above U+10FFFF), because Jackson's parser decodes some invalid sequences
@@ -13,6 +17,11 @@ final class Utf8Scan {
   /** Valid, and a backslash-u escape may occur. */
   static final int VALID = -2;
 
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
   private Utf8Scan() {}
 
   /**
@@ -25,6 +34,16 @@ final class Utf8Scan {
     int n = b.length;
     int i = 0;
     while (i < n) {
+      if (i + 8 <= n) {
+        // Eight bytes at a time while they are ASCII other than NUL and backslash.
+        long w = (long) LONGS.get(b, i);
+        long x = w ^ 0x5C5C5C5C5C5C5C5CL;
+        long special = w | (w - ONES) & ~w | (x - ONES) & ~x;
+        if ((special & HIGH_BITS) == 0) {
+          i += 8;
+          continue;
+        }
+      }
       int c = b[i];
       if (c > 0) {
         if (c == '\\' && i + 1 < n && b[i + 1] == 'u') {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.DoubleNode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,11 +40,14 @@ class EsNumberFormatTest {
 
   @Test
   void ecmaScriptSpellingsRoundTripThroughParseAndCanonicalize() {
+    List<String> mismatches = new ArrayList<>();
     for (byte[] line : Resources.lines("/jcs/es-numbers.txt")) {
-      String s = new String(line, UTF_8);
-      String expected = s.substring(s.indexOf(' ') + 1);
-      assertThat(new String(jcs.canonicalize(expected.getBytes(UTF_8)), UTF_8)).isEqualTo(expected);
+      byte[] expected = Arrays.copyOfRange(line, 17, line.length);
+      if (!Arrays.equals(jcs.canonicalize(expected), expected)) {
+        mismatches.add(new String(line, UTF_8));
+      }
     }
+    assertThat(mismatches).isEmpty();
   }
 
   @ParameterizedTest
@@ -73,6 +77,46 @@ class EsNumberFormatTest {
   void formatsTheClassicCases(double d, String expected) {
     assertThat(format(d)).isEqualTo(expected);
     assertThat(new String(jcs.canonicalize(DoubleNode.valueOf(d)), UTF_8)).isEqualTo(expected);
+  }
+
+  private static String shortest(double d) {
+    ByteSink sink = new ByteSink();
+    EsNumberFormat.writeShortest(d, sink);
+    return new String(sink.toByteArray(), UTF_8);
+  }
+
+  @Test
+  void shortDecimalPathAgreesWithTheGeneralPath() {
+    java.util.Random random = new java.util.Random(5);
+    double[] scales = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 3, 7, 1024};
+    List<String> mismatches = new ArrayList<>();
+    for (int i = 0; i < 40_000; i++) {
+      double d;
+      switch (i % 4) {
+        case 0:
+          d = (random.nextInt(2_000_001) - 1_000_000) / scales[random.nextInt(scales.length)];
+          break;
+        case 1:
+          d = random.nextLong() / Math.pow(10, random.nextInt(20));
+          break;
+        case 2:
+          d = Double.parseDouble("0." + "0".repeat(random.nextInt(8)) + (1 + random.nextInt(999)));
+          break;
+        default:
+          d = Math.nextUp(Math.pow(10, random.nextInt(30) - 8) * (random.nextBoolean() ? 1 : 3));
+      }
+      if (!format(d).equals(shortest(d))) {
+        mismatches.add(d + ": " + format(d) + " vs " + shortest(d));
+      }
+    }
+    assertThat(mismatches).isEmpty();
+    for (double d :
+        new double[] {
+          1e-6, 1.5e-6, 9.99999e-7, 0x1p50, Math.nextDown(0x1p50), 1125899906842623.5
+        }) {
+      assertThat(format(d)).as("%s", d).isEqualTo(shortest(d));
+      assertThat(format(-d)).as("%s", -d).isEqualTo(shortest(-d));
+    }
   }
 
   @Test

@@ -44,7 +44,7 @@ class JcsHostileInputTest {
   void randomByteMutationsAreEitherAcceptedOrRefusedWithACode() {
     Random random = new Random(11);
     int refused = 0;
-    for (int i = 0; i < 5000; i++) {
+    for (int i = 0; i < 2000; i++) {
       byte[] doc = DOCUMENT.clone();
       for (int k = 1 + random.nextInt(3); k > 0; k--) {
         doc[random.nextInt(doc.length)] = (byte) random.nextInt(256);
@@ -58,7 +58,7 @@ class JcsHostileInputTest {
         assertThat(e.pointer()).isNotNull();
       }
     }
-    assertThat(refused).isGreaterThan(1000);
+    assertThat(refused).isGreaterThan(400);
   }
 
   @Test
@@ -83,7 +83,7 @@ class JcsHostileInputTest {
 
   @Test
   void veryDeepDocumentsWithinAGenerousLimitDoNotOverflowTheStack() {
-    int depth = 200_000;
+    int depth = 50_000; // a recursive reader or writer overflows long before this
     Jcs generous = Jcs.create(new CanonicalLimits(depth + 1, 4 * depth));
     byte[] json = nested("[", "]", depth);
     JsonNode tree = generous.parse(json);

@@ -2,14 +2,16 @@ package dev.tally.core.canonical;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** Properties of canonicalization over seeded random documents. */
 class JcsPropertiesTest {
-  private static final int DOCUMENTS = 1500;
+  private static final int DOCUMENTS = 600;
   private final Jcs jcs = Jcs.create();
 
   @Test
@@ -30,9 +32,9 @@ class JcsPropertiesTest {
       byte[] expected = jcs.canonicalize(tree);
       for (int k = 0; k < 3; k++) {
         String spelling = random.spell(tree);
-        assertThat(jcs.canonicalize(spelling.getBytes(UTF_8)))
-            .as("spelling %s", spelling)
-            .isEqualTo(expected);
+        if (!Arrays.equals(jcs.canonicalize(spelling.getBytes(UTF_8)), expected)) {
+          fail("canonical form changed for spelling " + spelling);
+        }
       }
     }
   }

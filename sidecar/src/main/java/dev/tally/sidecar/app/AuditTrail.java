@@ -7,6 +7,7 @@ import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.config.StoreConfig;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.journal.JournalExecutionStore;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Executors;
@@ -59,8 +60,22 @@ final class AuditTrail implements AutoCloseable {
     return new AuditTrail(j);
   }
 
+  /**
+   * Wraps the store so that every transition is audited. The transitions a journal store made while
+   * it opened (executions the previous process left dispatched, now {@code outcome_unknown})
+   * happened before this wrapper existed; they are recorded and flushed here.
+   */
   ExecutionStore wrap(ExecutionStore store) {
-    return journals == null ? store : AuditedExecutionStore.wrap(store, journals);
+    if (journals == null) {
+      return store;
+    }
+    if (store instanceof JournalExecutionStore j && !j.settledAtOpen().isEmpty()) {
+      for (JournalExecutionStore.Settled s : j.settledAtOpen()) {
+        journals.transition(s.before(), s.after());
+      }
+      journals.flush();
+    }
+    return AuditedExecutionStore.wrap(store, journals);
   }
 
   AuditSink sink() {

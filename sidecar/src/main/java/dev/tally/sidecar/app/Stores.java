@@ -7,16 +7,40 @@ import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.core.store.MemoryStoreOptions;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalOptions;
+import dev.tally.store.postgres.PostgresExecutionStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
-/** Opens the execution store a {@link StoreConfig} names. */
+/**
+ * Opens the execution store a {@link StoreConfig} names.
+ *
+ * <p>Three JVM system properties tune the journal; they are a hook for crash tests and diagnosis,
+ * not configuration (a bad value refuses the start like a bad key): {@value
+ * #COMPACT_MIN_BYTES_PROPERTY} (default {@link JournalOptions#DEFAULT_COMPACT_MIN_BYTES}), {@value
+ * #COMPACT_RATIO_PROPERTY} (default {@link JournalOptions#DEFAULT_COMPACT_RATIO}) and {@value
+ * #GROUP_DELAY_PROPERTY} (milliseconds, 0–1000, default 0: {@link JournalOptions#maxGroupDelay()}).
+ * For example {@code java -Dtally.journal.compactMinBytes=0 -Dtally.journal.compactRatio=1 -jar
+ * tally-sidecar.jar serve ...} compacts after almost every write.
+ */
 public final class Stores {
+  /** How long start-up waits for PostgreSQL (connect and migrate). */
+  static final Duration OPEN_TIMEOUT = Duration.ofSeconds(60);
+
+  /** System property: journal compaction starts only above this many bytes of log. */
+  public static final String COMPACT_MIN_BYTES_PROPERTY = "tally.journal.compactMinBytes";
+
+  /** System property: ... and only when the log is this many times its live records. */
+  public static final String COMPACT_RATIO_PROPERTY = "tally.journal.compactRatio";
+
+  /** System property: milliseconds the journal writer waits to fill a group before it writes. */
+  public static final String GROUP_DELAY_PROPERTY = "tally.journal.maxGroupDelayMillis";
+
   private Stores() {}
 
   /**
-   * Opens the store; throws {@link ConfigException} for a store this build cannot open, and the
-   * store's own exception (with a clear message) when it cannot start, e.g. a locked journal.
+   * Opens the store; throws the store's own exception (with a clear message, never a password) when
+   * it cannot start, e.g. a locked journal or an unreachable database.
    */
   public static ExecutionStore open(StoreConfig config, int maxResultBytes, Clock clock) {
     return switch (config.kind()) {
@@ -27,23 +51,67 @@ public final class Stores {
         JournalOptions d = JournalOptions.defaults(config.journalDir());
         yield JournalExecutionStore.open(
             new JournalOptions(
-                d.dir(),
-                maxResultBytes,
-                clock,
-                d.compactMinBytes(),
-                d.compactRatio(),
-                d.maxGroupRecords(),
-                d.maxGroupBytes(),
-                d.maxGroupDelay()));
+                    d.dir(),
+                    maxResultBytes,
+                    clock,
+                    d.compactMinBytes(),
+                    d.compactRatio(),
+                    d.maxGroupRecords(),
+                    d.maxGroupBytes(),
+                    Duration.ofMillis(
+                        property(
+                            GROUP_DELAY_PROPERTY,
+                            d.maxGroupDelay().toMillis(),
+                            1000,
+                            "milliseconds from 0 to 1000")))
+                .withCompaction(
+                    property(
+                        COMPACT_MIN_BYTES_PROPERTY,
+                        d.compactMinBytes(),
+                        Long.MAX_VALUE,
+                        "zero or more bytes"),
+                    property(COMPACT_RATIO_PROPERTY, d.compactRatio(), "a number of at least 1")));
       }
       case POSTGRES ->
-          throw new ConfigException(
-              "configuration",
-              List.of(
-                  "store: "
-                      + config.redacted()
-                      + " (expected: memory or journal:DIR; the PostgreSQL store is not part of"
-                      + " this build yet)"));
+          PostgresExecutionStore.openBlocking(config.uri(), maxResultBytes, OPEN_TIMEOUT);
     };
+  }
+
+  private static long property(String name, long def, long max, String expected) {
+    String v = System.getProperty(name);
+    if (v == null || v.isBlank()) {
+      return def;
+    }
+    try {
+      long n = Long.parseLong(v.strip());
+      if (n >= 0 && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw badProperty(name, v, expected);
+  }
+
+  private static double property(String name, double def, String expected) {
+    String v = System.getProperty(name);
+    if (v == null || v.isBlank()) {
+      return def;
+    }
+    try {
+      double n = Double.parseDouble(v.strip());
+      if (n >= 1.0 && !Double.isInfinite(n)) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw badProperty(name, v, expected);
+  }
+
+  private static ConfigException badProperty(String name, String value, String expected) {
+    String shown = value.length() > 40 ? value.substring(0, 40) + "…" : value;
+    return new ConfigException(
+        "configuration", List.of("-D" + name + ": " + shown + " (expected: " + expected + ")"));
   }
 }

@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
       "Reads JSON on stdin and writes its RFC 8785 canonical form to stdout.",
       "Bad input: exit 2 and one line on stderr naming the JSON pointer of the problem."
     })
-final class CanonicalizeCommand implements Callable<Integer> {
+final class CanonicalizeCommand implements Callable<Integer>, TallyCli.Streams {
   @Option(
       names = "--max-depth",
       defaultValue = "" + CanonicalLimits.DEFAULT_MAX_DEPTH,
@@ -33,6 +33,13 @@ final class CanonicalizeCommand implements Callable<Integer> {
   InputStream in = System.in;
   PrintStream out = System.out;
   PrintStream err = System.err;
+
+  @Override
+  public void streams(InputStream in, PrintStream out, PrintStream err) {
+    this.in = in;
+    this.out = out;
+    this.err = err;
+  }
 
   @Override
   public Integer call() {

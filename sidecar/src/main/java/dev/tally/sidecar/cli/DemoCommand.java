@@ -1,6 +1,7 @@
 package dev.tally.sidecar.cli;
 
 import dev.tally.sidecar.demo.Demo;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -12,9 +13,15 @@ import picocli.CommandLine.Command;
       "Starts a demo MCP server with a write tool that counts its side effects, Tally in front of",
       "it, and a scripted agent that loses a response and retries. Prints each step; exits 0."
     })
-final class DemoCommand implements Callable<Integer> {
+final class DemoCommand implements Callable<Integer>, TallyCli.Streams {
   PrintStream out = System.out;
   PrintStream err = System.err;
+
+  @Override
+  public void streams(InputStream in, PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
 
   @Override
   public Integer call() {

@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
       "Reads a tools/call (a JSON-RPC request, or just its params) on stdin and prints the",
       "canonical action record and the fingerprint Tally computes for it."
     })
-final class FingerprintCommand implements Callable<Integer> {
+final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
   @Option(
       names = "--actor",
       defaultValue = "anonymous",
@@ -71,6 +71,13 @@ final class FingerprintCommand implements Callable<Integer> {
   InputStream in = System.in;
   PrintStream out = System.out;
   PrintStream err = System.err;
+
+  @Override
+  public void streams(InputStream in, PrintStream out, PrintStream err) {
+    this.in = in;
+    this.out = out;
+    this.err = err;
+  }
 
   @Override
   public Integer call() {

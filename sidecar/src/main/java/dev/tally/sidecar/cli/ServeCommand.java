@@ -6,6 +6,7 @@ import dev.tally.core.config.TallyConfig;
 import dev.tally.core.fingerprint.KeyException;
 import dev.tally.sidecar.app.SidecarSettings;
 import dev.tally.sidecar.app.TallyServer;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Option;
     name = "serve",
     description =
         "Runs the sidecar in front of an MCP server (Ctrl-C or SIGTERM drains and stops).")
-final class ServeCommand implements Callable<Integer> {
+final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
   @Option(
       names = "--upstream",
       description = "The MCP server's URL, e.g. http://127.0.0.1:3000/mcp (upstream.url).")
@@ -53,6 +54,12 @@ final class ServeCommand implements Callable<Integer> {
 
   PrintStream out = System.out;
   PrintStream err = System.err;
+
+  @Override
+  public void streams(InputStream in, PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
 
   @Override
   public Integer call() throws Exception {

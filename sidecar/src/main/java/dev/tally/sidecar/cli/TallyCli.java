@@ -1,5 +1,10 @@
 package dev.tally.sidecar.cli;
 
+import java.io.InputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -31,11 +36,46 @@ public final class TallyCli implements Runnable {
     System.exit(run(args));
   }
 
-  /** Runs the CLI and returns its exit code (tests call this). */
+  /** Runs the CLI on the process's standard streams and returns its exit code. */
   public static int run(String... args) {
+    return run(System.in, System.out, System.err, args);
+  }
+
+  /**
+   * Runs the CLI on the given streams and returns its exit code (tests call this). A bad option or
+   * argument is one line on {@code err} naming it, and exit code {@link #EXIT_USAGE}.
+   */
+  public static int run(InputStream in, PrintStream out, PrintStream err, String... args) {
     CommandLine cl = new CommandLine(new TallyCli());
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      if (sub.getCommand() instanceof Streams s) {
+        s.streams(in, out, err);
+      }
+    }
+    cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
+    cl.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
     cl.setExitCodeExceptionMapper(t -> EXIT_USAGE);
+    cl.setParameterExceptionHandler(
+        (e, a) -> {
+          String command = e.getCommandLine().getCommandName();
+          boolean top = e.getCommandLine().getParent() == null;
+          e.getCommandLine()
+              .getErr()
+              .println(
+                  (top ? "tally" : "tally " + command)
+                      + ": "
+                      + e.getMessage()
+                      + " (see: "
+                      + (top ? "tally --help" : "tally help " + command)
+                      + ")");
+          return EXIT_USAGE;
+        });
     return cl.execute(args);
+  }
+
+  /** A command that reads or writes the standard streams, so that tests can replace them. */
+  interface Streams {
+    void streams(InputStream in, PrintStream out, PrintStream err);
   }
 
   @Override

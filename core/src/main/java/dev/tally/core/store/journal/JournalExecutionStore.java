@@ -83,6 +83,13 @@ public final class JournalExecutionStore implements ExecutionStore {
 
   private final Object closeLock = new Object();
   private volatile boolean closed;
+  private volatile List<Settled> settledAtOpen = List.of();
+
+  /**
+   * An execution that {@link #open} moved from {@code dispatched} (left by the previous process) to
+   * {@code outcome_unknown}: the record {@code before} and {@code after} the transition.
+   */
+  public record Settled(Execution before, Execution after) {}
 
   private JournalExecutionStore(
       JournalOptions options,
@@ -182,6 +189,11 @@ public final class JournalExecutionStore implements ExecutionStore {
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException re ? re : e;
     }
+    List<Settled> settled = new ArrayList<>(orphans.size());
+    for (int i = 0; i < orphans.size(); i++) {
+      settled.add(new Settled(orphans.get(i), writes.get(i).join()));
+    }
+    settledAtOpen = List.copyOf(settled);
     if (!orphans.isEmpty()) {
       LOG.log(
           System.Logger.Level.WARNING,
@@ -371,6 +383,15 @@ public final class JournalExecutionStore implements ExecutionStore {
   @Override
   public boolean isWritable() {
     return !closed && writer.isWritable();
+  }
+
+  /**
+   * The executions {@link #open} settled because the previous process left them dispatched, so that
+   * an audit trail opened after the store can record those transitions too. Empty after a clean
+   * stop.
+   */
+  public List<Settled> settledAtOpen() {
+    return settledAtOpen;
   }
 
   /** Counters since the store was opened. */

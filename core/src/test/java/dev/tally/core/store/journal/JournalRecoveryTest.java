@@ -247,6 +247,9 @@ class JournalRecoveryTest {
     assertThat(unknown.at(ExecutionState.OUTCOME_UNKNOWN)).isEqualTo(clock.instant());
     assertThat(await(store.find(awaiting.id()))).contains(awaiting);
     assertThat(await(store.find(authorized.id()))).contains(authorized);
+    assertThat(store.settledAtOpen())
+        .as("reported for the audit trail")
+        .containsExactly(new JournalExecutionStore.Settled(dispatched, unknown));
 
     store.halt();
     try (LogCapture logs = LogCapture.start()) {
@@ -254,6 +257,7 @@ class JournalRecoveryTest {
       assertThat(logs.warnings()).as("already recorded").isEmpty();
     }
     assertThat(await(store.find(dispatched.id()))).contains(unknown);
+    assertThat(store.settledAtOpen()).isEmpty();
   }
 
   private Execution reach(ExecutionState target) {

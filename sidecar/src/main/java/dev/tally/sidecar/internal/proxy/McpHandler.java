@@ -66,6 +66,9 @@ public final class McpHandler implements Handler<HttpServerRequest> {
       ResumeFlow.run(proxy, req, last);
       return;
     }
+    if (!modern && ResumeFlow.reattach(proxy, req)) {
+      return;
+    }
     // A standalone server-to-client stream: relayed with sidecar ids, resumable, no idle limit.
     req.headers().remove("Last-Event-ID");
     Forwarder.forward(

@@ -61,7 +61,8 @@ final class PostFlow {
       off = 0;
     }
     int len = body.length();
-    RequestScan scan = proxy.requests.scan(bytes, off, len, true);
+    // Scan the whole top-level object: a duplicate "method" later in the body must not slip by.
+    RequestScan scan = proxy.requests.scan(bytes, off, len, false);
     if (scan.shape() == RequestScan.Shape.INVALID) {
       Replies.refuse(
           req.response(),

@@ -24,11 +24,7 @@ final class ResumeFlow {
       unknown(resp);
       return;
     }
-    resp.setStatusCode(200).setChunked(true);
-    resp.headers()
-        .set(HttpHeaders.CONTENT_TYPE, Replies.EVENT_STREAM)
-        .set("Cache-Control", "no-cache")
-        .set("X-Accel-Buffering", "no");
+    streamHead(resp);
     ResponseSink sink = new ResponseSink(resp);
     resp.closeHandler(v -> b.detach(sink));
     if (b.resume(cursor.seq(), sink) == StreamBuffer.Resume.UNKNOWN) {
@@ -40,6 +36,40 @@ final class ResumeFlow {
     if (!resp.headWritten() && !resp.ended()) {
       resp.writeHead();
     }
+  }
+
+  /**
+   * A GET without {@code Last-Event-ID} on a session whose standalone stream is still relayed but
+   * has no client: attaches the client to it (replaying what no client received) and returns true.
+   * The upstream keeps its one stream per session, so the client is not refused with 409 while the
+   * abandoned stream awaits expiry. Returns false when there is no such stream.
+   */
+  static boolean reattach(Proxy proxy, HttpServerRequest req) {
+    StreamBuffer b = proxy.streams.standalone(req.getHeader("Mcp-Session-Id"));
+    if (b == null) {
+      return false;
+    }
+    HttpServerResponse resp = req.response();
+    streamHead(resp);
+    ResponseSink sink = new ResponseSink(resp);
+    resp.closeHandler(v -> b.detach(sink));
+    if (!b.reattach(sink)) {
+      resp.headers().clear();
+      resp.setChunked(false);
+      return false;
+    }
+    if (!resp.headWritten() && !resp.ended()) {
+      resp.writeHead();
+    }
+    return true;
+  }
+
+  private static void streamHead(HttpServerResponse resp) {
+    resp.setStatusCode(200).setChunked(true);
+    resp.headers()
+        .set(HttpHeaders.CONTENT_TYPE, Replies.EVENT_STREAM)
+        .set("Cache-Control", "no-cache")
+        .set("X-Accel-Buffering", "no");
   }
 
   private static boolean sameSession(StreamBuffer b, String session) {

@@ -10,6 +10,7 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.ArrayDeque;
@@ -56,7 +57,12 @@ final class SseRelay {
     if (session == null) {
       session = clientReq.getHeader("Mcp-Session-Id");
     }
-    StreamBuffer b = proxy.streams.open(session);
+    // A GET stream is the session's standalone stream: a client that reconnects to it without a
+    // cursor is attached to it again (McpHandler) instead of opening a second one upstream.
+    StreamBuffer b =
+        clientReq.method() == HttpMethod.GET
+            ? proxy.streams.openStandalone(session)
+            : proxy.streams.open(session);
     SseRelay relay = new SseRelay(proxy, upReq, upResp, mode.tap(), b);
     Relay.copyHead(upResp, resp, true);
     resp.setChunked(true);

@@ -48,11 +48,20 @@ public final class RequestScanner {
     String method = null;
     JsonNode id = null;
     boolean sawId = false;
+    boolean sawMethod = false;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken t = p.nextToken();
-      if ("method".equals(name) && t == JsonToken.VALUE_STRING) {
-        method = p.getText();
+      if ("method".equals(name)) {
+        if (sawMethod) {
+          // Servers that keep the last duplicate would run a method the gate never saw.
+          return RequestScan.invalid("duplicate member \"method\" in the JSON-RPC object", false);
+        }
+        sawMethod = true;
+        method = t == JsonToken.VALUE_STRING ? p.getText() : null;
+        if (t != JsonToken.VALUE_STRING) {
+          p.skipChildren();
+        }
       } else if ("id".equals(name) && !sawId) {
         sawId = true;
         id = idNode(p, t);

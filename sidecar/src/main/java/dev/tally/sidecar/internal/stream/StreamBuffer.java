@@ -4,6 +4,7 @@ import dev.tally.sidecar.internal.sse.EventId;
 import dev.tally.sidecar.internal.sse.SseEvent;
 import dev.tally.sidecar.internal.sse.SseWriter;
 import io.vertx.core.buffer.Buffer;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayDeque;
@@ -28,7 +29,10 @@ public final class StreamBuffer {
   private Instant idleSince;
   private EventSink sink;
   private Runnable cancelUpstream = () -> {};
-  private final Runnable forget;
+
+  /** How long an ended stream whose events were all written stays resumable. */
+  static final Duration CONFIRMED_GRACE = Duration.ofSeconds(10);
+
   private int unconfirmed;
 
   private static final class Entry {
@@ -54,9 +58,7 @@ public final class StreamBuffer {
     UNKNOWN
   }
 
-  StreamBuffer(
-      String id, String session, StreamLimits limits, InstantSource clock, Runnable forget) {
-    this.forget = forget;
+  StreamBuffer(String id, String session, StreamLimits limits, InstantSource clock) {
     this.id = id;
     this.session = session;
     this.limits = limits;
@@ -146,8 +148,17 @@ public final class StreamBuffer {
       d.written(ok);
     }
     if (done) {
-      forget.run();
+      settled();
     }
+  }
+
+  /**
+   * Every event was written to a client and the stream ended. A successful write is no proof of
+   * receipt (the peer may already be gone and the reset not yet seen), so the stream stays
+   * resumable for {@link #CONFIRMED_GRACE} before the sweep forgets it.
+   */
+  private synchronized void settled() {
+    idleSince = clock.instant();
   }
 
   /** The upstream stream ended: an attached client is ended too; later resumes replay and end. */
@@ -167,9 +178,8 @@ public final class StreamBuffer {
     if (s != null) {
       s.end();
     }
-    // Everything reached a client: nobody needs to resume, so the stream is not kept.
     if (done) {
-      forget.run();
+      settled();
     }
   }
 
@@ -213,13 +223,43 @@ public final class StreamBuffer {
   }
 
   /**
+   * Attaches a client that came back without a cursor (a plain GET on the session; clients before
+   * protocol 2025-11-25 get no priming id to resume from) to this live stream nobody is attached
+   * to: sends it every kept event no client has received, then continues live. Returns false,
+   * changing nothing, when a client is attached or the stream has ended.
+   */
+  public boolean reattach(EventSink s) {
+    java.util.List<Entry> replay = new java.util.ArrayList<>();
+    synchronized (this) {
+      if (ended || sink != null) {
+        return false;
+      }
+      evict();
+      for (Entry e : entries) {
+        if (!e.confirmed) {
+          replay.add(e);
+        }
+      }
+      sink = s;
+    }
+    for (Entry e : replay) {
+      send(s, e);
+    }
+    return true;
+  }
+
+  /**
    * Whether the registry may drop this stream at {@code now}: it ended, or no client has been
    * attached, for longer than the age limit. An abandoned live stream has its upstream cancelled.
    */
   boolean expire(Instant now) {
     Runnable cancel;
     synchronized (this) {
-      if (sink != null || now.isBefore(idleSince.plus(limits.maxAge()))) {
+      Duration keep =
+          ended && unconfirmed == 0 && CONFIRMED_GRACE.compareTo(limits.maxAge()) < 0
+              ? CONFIRMED_GRACE
+              : limits.maxAge();
+      if (sink != null || now.isBefore(idleSince.plus(keep))) {
         return false;
       }
       cancel = ended ? null : cancelUpstream;

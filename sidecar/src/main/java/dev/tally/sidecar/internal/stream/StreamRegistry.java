@@ -6,12 +6,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * All relayed streams of one sidecar, by stream id. A stream whose every event reached a client is
- * forgotten when it ends; {@link #sweep()} drops the others once they ended, or were left without a
- * client, for longer than the age limit. Thread-safe.
+ * All relayed streams of one sidecar, by stream id, and each session's latest standalone (GET)
+ * stream. A stream whose every event reached a client is forgotten when it ends; {@link #sweep()}
+ * drops the others once they ended, or were left without a client, for longer than the age limit.
+ * Thread-safe.
  */
 public final class StreamRegistry {
   private final Map<String, StreamBuffer> streams = new ConcurrentHashMap<>();
+  private final Map<String, StreamBuffer> standalone = new ConcurrentHashMap<>();
   private final StreamLimits limits;
   private final InstantSource clock;
 
@@ -28,10 +30,35 @@ public final class StreamRegistry {
   public StreamBuffer open(String session) {
     while (true) {
       String id = EventId.newStreamId();
-      StreamBuffer b = new StreamBuffer(id, session, limits, clock, () -> streams.remove(id));
+      StreamBuffer b = new StreamBuffer(id, session, limits, clock);
       if (streams.putIfAbsent(id, b) == null) {
         return b;
       }
+    }
+  }
+
+  /**
+   * A new standalone (GET) stream of {@code session}, which {@link #standalone(String)} returns
+   * until another replaces it or it is dropped.
+   */
+  public StreamBuffer openStandalone(String session) {
+    StreamBuffer b = open(session);
+    if (session != null) {
+      standalone.put(session, b);
+    }
+    return b;
+  }
+
+  /** The latest standalone stream of {@code session}, or {@code null}. */
+  public StreamBuffer standalone(String session) {
+    StreamBuffer b = session == null ? null : standalone.get(session);
+    return b == null || b.ended() ? null : b;
+  }
+
+  private void remove(StreamBuffer b) {
+    streams.remove(b.id(), b);
+    if (b.session() != null) {
+      standalone.remove(b.session(), b);
     }
   }
 
@@ -44,9 +71,9 @@ public final class StreamRegistry {
   public int sweep() {
     int n = 0;
     var now = clock.instant();
-    for (var it = streams.values().iterator(); it.hasNext(); ) {
-      if (it.next().expire(now)) {
-        it.remove();
+    for (StreamBuffer b : streams.values()) {
+      if (b.expire(now)) {
+        remove(b);
         n++;
       }
     }

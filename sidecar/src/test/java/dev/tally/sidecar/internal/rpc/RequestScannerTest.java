@@ -69,4 +69,14 @@ class RequestScannerTest {
     assertThat(c.toolsCallInBatch()).isFalse();
     assertThat(scan("[]", false).shape()).isEqualTo(RequestScan.Shape.INVALID);
   }
+
+  @Test
+  void aDuplicateMethodIsRefusedSoNoToolsCallHidesBehindAnotherMethod() {
+    RequestScan r =
+        scan(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{},\"method\":\"tools/call\"}",
+            false);
+    assertThat(r.shape()).isNotEqualTo(RequestScan.Shape.MESSAGE);
+    assertThat(r.isToolsCall()).isFalse();
+  }
 }

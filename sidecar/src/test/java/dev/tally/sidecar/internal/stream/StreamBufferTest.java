@@ -135,12 +135,19 @@ class StreamBufferTest {
   }
 
   @Test
-  void fullyDeliveredStreamIsForgottenWhenItEnds() {
+  void fullyDeliveredStreamStaysResumableForTheGraceThenIsSwept() {
     StreamBuffer b = registry.open(null);
     b.attach(new Client());
     b.append(ev("a"), Delivery.NONE);
     assertThat(registry.size()).isEqualTo(1);
     b.end();
+    // A written event may still have been lost with a dying connection: keep it a little.
+    Client late = new Client();
+    assertThat(b.resume(0, late)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(late.data()).containsExactly("a");
+    assertThat(registry.sweep()).isZero();
+    now.set(now.get().plus(StreamBuffer.CONFIRMED_GRACE).plusSeconds(1));
+    assertThat(registry.sweep()).isEqualTo(1);
     assertThat(registry.size()).isZero();
   }
 
@@ -151,6 +158,9 @@ class StreamBufferTest {
     b.end();
     assertThat(registry.find(new EventId(b.id(), 0))).isSameAs(b);
     b.resume(0, new Client());
+    assertThat(registry.size()).isEqualTo(1);
+    now.set(now.get().plus(StreamBuffer.CONFIRMED_GRACE).plusSeconds(1));
+    registry.sweep();
     assertThat(registry.size()).isZero();
   }
 
@@ -183,5 +193,64 @@ class StreamBufferTest {
     b.append(ev("x"), Delivery.NONE);
     assertThat(one.events).isEmpty();
     assertThat(two.data()).containsExactly("x");
+  }
+
+  @Test
+  void reattachSendsWhatNoClientReceivedThenContinuesLive() {
+    StreamBuffer b = registry.openStandalone("s1");
+    Client first = new Client();
+    b.attach(first);
+    b.append(ev("seen"), Delivery.NONE);
+    first.gone = true;
+    b.append(ev("lost on the way"), Delivery.NONE);
+    b.detach(first);
+    b.append(ev("while away"), Delivery.NONE);
+
+    assertThat(registry.standalone("s1")).isSameAs(b);
+    Client again = new Client();
+    assertThat(b.reattach(again)).isTrue();
+    b.append(ev("live"), Delivery.NONE);
+    assertThat(again.data()).containsExactly("lost on the way", "while away", "live");
+    assertThat(again.events)
+        .extracting(SseEvent::id)
+        .containsExactly(b.id() + ".2", b.id() + ".3", b.id() + ".4");
+  }
+
+  @Test
+  void reattachIsRefusedWhileAClientIsAttachedOrOnceTheStreamEnded() {
+    StreamBuffer b = registry.openStandalone("s1");
+    Client attached = new Client();
+    b.attach(attached);
+    Client other = new Client();
+    assertThat(b.reattach(other)).isFalse();
+    b.append(ev("x"), Delivery.NONE);
+    assertThat(attached.data()).containsExactly("x");
+    assertThat(other.events).isEmpty();
+
+    b.detach(attached);
+    b.end();
+    assertThat(b.reattach(other)).isFalse();
+    assertThat(other.ended).isFalse();
+  }
+
+  @Test
+  void standaloneStreamIsTheSessionsLatestUntilDropped() {
+    StreamBuffer old = registry.openStandalone("s1");
+    StreamBuffer post = registry.open("s1");
+    StreamBuffer latest = registry.openStandalone("s1");
+    assertThat(registry.standalone("s1")).isSameAs(latest).isNotSameAs(post);
+    assertThat(registry.standalone("s2")).isNull();
+    assertThat(registry.standalone(null)).isNull();
+
+    old.end();
+    assertThat(registry.standalone("s1")).isSameAs(latest);
+    latest.end();
+    assertThat(registry.standalone("s1")).isNull();
+
+    StreamBuffer abandoned = registry.openStandalone("s1");
+    now.set(now.get().plusSeconds(61));
+    registry.sweep();
+    assertThat(registry.standalone("s1")).isNull();
+    assertThat(registry.find(new EventId(abandoned.id(), 0))).isNull();
   }
 }

@@ -1,0 +1,104 @@
+package dev.tally.core.mcp;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+
+/**
+ * Reads one JSON-RPC message with a streaming parser, without building a tree of its result: the
+ * result's position in the input, its {@code isError} and {@code resultType}, the id and the error.
+ * The caller slices the result's bytes out of the input instead of re-serializing a tree.
+ */
+final class ResponseReader {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonFactory FACTORY = MAPPER.getFactory();
+
+  /**
+   * What was read.
+   *
+   * @param id the {@code id}, or {@code null}
+   * @param hasMethod the message has a {@code method} (a request or notification, not a response)
+   * @param resultStart offset of the result object's {@code '{'} (chars for text input, bytes for
+   *     byte input), or -1
+   * @param resultEnd offset just past the result object's {@code '}'}
+   */
+  record Message(
+      JsonNode id,
+      boolean hasMethod,
+      int resultStart,
+      int resultEnd,
+      boolean isError,
+      String resultType,
+      JsonNode error) {}
+
+  private ResponseReader() {}
+
+  static Message read(String text) throws IOException {
+    try (JsonParser p = FACTORY.createParser(text)) {
+      return read(p, true);
+    }
+  }
+
+  static Message read(byte[] b, int len) throws IOException {
+    try (JsonParser p = FACTORY.createParser(b, 0, len)) {
+      return read(p, false);
+    }
+  }
+
+  private static Message read(JsonParser p, boolean chars) throws IOException {
+    if (p.nextToken() != JsonToken.START_OBJECT) {
+      return null;
+    }
+    JsonNode id = null;
+    JsonNode error = null;
+    boolean hasMethod = false;
+    int start = -1;
+    int end = -1;
+    boolean isError = false;
+    String type = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken v = p.nextToken();
+      switch (name) {
+        case "id" -> id = v.isScalarValue() ? MAPPER.readTree(p) : skip(p);
+        case "method" -> {
+          hasMethod = true;
+          p.skipChildren();
+        }
+        case "error" -> error = MAPPER.readTree(p);
+        case "result" -> {
+          if (v != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            continue;
+          }
+          start = offset(p.currentTokenLocation(), chars);
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken fv = p.nextToken();
+            if (field.equals("isError")) {
+              isError = fv == JsonToken.VALUE_TRUE;
+            } else if (field.equals("resultType") && fv == JsonToken.VALUE_STRING) {
+              type = p.getText();
+            }
+            p.skipChildren();
+          }
+          end = offset(p.currentLocation(), chars);
+        }
+        default -> p.skipChildren();
+      }
+    }
+    return new Message(id, hasMethod, start, end, isError, type, error);
+  }
+
+  private static JsonNode skip(JsonParser p) throws IOException {
+    p.skipChildren();
+    return null;
+  }
+
+  private static int offset(com.fasterxml.jackson.core.JsonLocation l, boolean chars) {
+    return (int) (chars ? l.getCharOffset() : l.getByteOffset());
+  }
+}

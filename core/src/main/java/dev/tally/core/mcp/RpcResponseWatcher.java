@@ -1,0 +1,196 @@
+package dev.tally.core.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.execution.RpcError;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Watches the bytes of one HTTP response as they pass and reports the JSON-RPC response to one
+ * request, without holding back or changing a byte. For {@code text/event-stream} the outcome is
+ * reported as soon as the event carrying it is complete; for {@code application/json} at {@link
+ * #end()}. Not thread-safe; one watcher per response.
+ *
+ * <p>Only a message without {@code method} and with {@code result} or {@code error} whose {@code
+ * id} equals the request's counts (numbers compare by value), so notifications and server-to-client
+ * requests on the same stream are passed over.
+ */
+public final class RpcResponseWatcher {
+  /** The input-required marker of MRTR results. */
+  public static final String INPUT_REQUIRED = "input_required";
+
+  private final JsonNode expectedId;
+  private final Consumer<RpcOutcome> onOutcome;
+  private final SseParser sse;
+  private final int maxBytes;
+  private byte[] json;
+  private int jsonLen;
+  private boolean overflowed;
+  private RpcOutcome outcome;
+
+  private RpcResponseWatcher(
+      JsonNode expectedId, Consumer<RpcOutcome> onOutcome, boolean sse, int maxBytes) {
+    this.expectedId = expectedId;
+    this.onOutcome = onOutcome;
+    this.maxBytes = maxBytes;
+    this.sse = sse ? SseParser.create(this::onEvent, maxBytes) : null;
+    this.json = sse ? null : new byte[1024];
+  }
+
+  /**
+   * A watcher for a response of {@code contentType}, or {@code null} if it is neither JSON nor an
+   * event stream (nothing to watch). {@code expectedId} {@code null} accepts any response id.
+   */
+  public static RpcResponseWatcher forContentType(
+      String contentType, JsonNode expectedId, int maxBytes, Consumer<RpcOutcome> onOutcome) {
+    Objects.requireNonNull(onOutcome, "onOutcome");
+    if (maxBytes <= 0) {
+      throw new IllegalArgumentException("maxBytes: " + maxBytes + " (expected: > 0)");
+    }
+    String mt = mediaType(contentType);
+    if (mt.equals("text/event-stream")) {
+      return new RpcResponseWatcher(expectedId, onOutcome, true, maxBytes);
+    }
+    if (mt.equals("application/json") || mt.endsWith("+json")) {
+      return new RpcResponseWatcher(expectedId, onOutcome, false, maxBytes);
+    }
+    return null;
+  }
+
+  /** The media type of a {@code Content-Type} value, lower-cased, without parameters. */
+  public static String mediaType(String contentType) {
+    if (contentType == null) {
+      return "";
+    }
+    int semi = contentType.indexOf(';');
+    return (semi < 0 ? contentType : contentType.substring(0, semi))
+        .trim()
+        .toLowerCase(Locale.ROOT);
+  }
+
+  /** Bytes of the response body, in order. */
+  public void feed(byte[] b, int off, int len) {
+    if (outcome != null) {
+      return;
+    }
+    if (sse != null) {
+      sse.feed(b, off, len);
+      return;
+    }
+    if (overflowed) {
+      return;
+    }
+    if (jsonLen + len > maxBytes) {
+      overflowed = true;
+      json = null;
+      return;
+    }
+    if (jsonLen + len > json.length) {
+      json = Arrays.copyOf(json, Math.min(maxBytes, Math.max(json.length * 2, jsonLen + len)));
+    }
+    System.arraycopy(b, off, json, jsonLen, len);
+    jsonLen += len;
+  }
+
+  /** The body ended. A JSON body is examined now. */
+  public void end() {
+    if (outcome != null) {
+      return;
+    }
+    if (sse != null) {
+      sse.end();
+      return;
+    }
+    if (!overflowed && jsonLen > 0) {
+      examine(json, jsonLen);
+    }
+    json = null;
+  }
+
+  /** The outcome, or {@code null} if none was seen (yet). */
+  public RpcOutcome outcome() {
+    return outcome;
+  }
+
+  /** The body (or one event) exceeded the watcher's limit, so an outcome may have been missed. */
+  public boolean overflowed() {
+    return overflowed;
+  }
+
+  private void onEvent(SseEvent e) {
+    if (outcome != null) {
+      return;
+    }
+    if (e.truncated()) {
+      overflowed = true;
+      return;
+    }
+    if (!e.type().equals(SseFrames.MESSAGE) || e.data().isEmpty()) {
+      return;
+    }
+    String data = e.data();
+    try {
+      ResponseReader.Message m = ResponseReader.read(data);
+      if (m != null && m.resultStart() >= 0) {
+        accept(m, data.substring(m.resultStart(), m.resultEnd()).getBytes(StandardCharsets.UTF_8));
+      } else {
+        accept(m, null);
+      }
+    } catch (IOException | RuntimeException ex) {
+      // Not JSON, or not JSON-RPC: not the answer.
+    }
+  }
+
+  private void examine(byte[] b, int len) {
+    try {
+      ResponseReader.Message m = ResponseReader.read(b, len);
+      if (m != null && m.resultStart() >= 0) {
+        accept(m, Arrays.copyOfRange(b, m.resultStart(), m.resultEnd()));
+      } else {
+        accept(m, null);
+      }
+    } catch (IOException | RuntimeException ex) {
+      // Not JSON, or not JSON-RPC: not the answer.
+    }
+  }
+
+  private void accept(ResponseReader.Message m, byte[] result) {
+    if (m == null || m.hasMethod() || !sameId(expectedId, m.id())) {
+      return;
+    }
+    RpcOutcome o;
+    if (result != null) {
+      o = new RpcOutcome.Result(result, m.isError(), INPUT_REQUIRED.equals(m.resultType()));
+    } else if (m.error() != null && m.error().isObject()) {
+      JsonNode code = m.error().get("code");
+      JsonNode message = m.error().get("message");
+      o =
+          new RpcOutcome.Error(
+              new RpcError(
+                  code != null && code.canConvertToInt() ? code.intValue() : -32603,
+                  message != null && message.isTextual() ? message.textValue() : ""));
+    } else {
+      return;
+    }
+    outcome = o;
+    onOutcome.accept(o);
+  }
+
+  /** JSON-RPC ids compare by value: {@code 1} and {@code 1.0} are the same id. */
+  public static boolean sameId(JsonNode expected, JsonNode actual) {
+    if (expected == null) {
+      return true;
+    }
+    if (actual == null) {
+      return false;
+    }
+    if (expected.isNumber() && actual.isNumber()) {
+      return expected.decimalValue().compareTo(actual.decimalValue()) == 0;
+    }
+    return expected.equals(actual);
+  }
+}

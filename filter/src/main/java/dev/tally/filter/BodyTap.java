@@ -1,0 +1,13 @@
+package dev.tally.filter;
+
+/** Sees a response body as the servlet writes it, and what became of each write and flush. */
+interface BodyTap {
+  /** Body bytes, in order, before they are handed to the container. */
+  void bytes(byte[] b, int off, int len);
+
+  /** Writing to the client failed: it is gone. */
+  void writeFailed();
+
+  /** A flush reached the container; {@code ok} false if it failed (the client is gone). */
+  void flushed(boolean ok);
+}

@@ -1,0 +1,35 @@
+package dev.tally.filter;
+
+import dev.tally.core.config.StoreConfig;
+import dev.tally.core.config.TallyConfig;
+import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.MemoryExecutionStore;
+import dev.tally.core.store.MemoryStoreOptions;
+import dev.tally.core.store.journal.JournalExecutionStore;
+import dev.tally.core.store.journal.JournalOptions;
+import java.time.Clock;
+
+/** Opens the store named by the {@code store} key. */
+final class Stores {
+  private Stores() {}
+
+  static ExecutionStore open(TallyConfig config, Clock clock) {
+    StoreConfig s = config.store();
+    int maxResult = config.limits().maxResultBytes();
+    return switch (s.kind()) {
+      case MEMORY ->
+          MemoryExecutionStore.create(MemoryStoreOptions.defaults().withMaxResultBytes(maxResult));
+      case JOURNAL ->
+          JournalExecutionStore.open(
+              JournalOptions.defaults(s.journalDir())
+                  .withMaxResultBytes(maxResult)
+                  .withClock(clock));
+      case POSTGRES ->
+          throw new IllegalArgumentException(
+              "store: "
+                  + s.redacted()
+                  + " (expected: memory or journal:DIR; for PostgreSQL give"
+                  + " TallyFilter.builder() a store)");
+    };
+  }
+}

@@ -1,0 +1,233 @@
+package dev.tally.filter;
+
+import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.actor.ActorResolvers;
+import dev.tally.core.canonical.Jcs;
+import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.TallyConfig;
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.fingerprint.KeyFiles;
+import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.GateOptions;
+import dev.tally.core.mcp.ToolParamHeaders;
+import dev.tally.core.store.ExecutionStore;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Enumeration;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Tally as a Jakarta Servlet 6 filter: map it to the MCP endpoint and every side-effecting {@code
+ * tools/call} gets an execution identity, so a retry after a lost response is replayed instead of
+ * run again. Everything that is not a {@code tools/call} passes through untouched.
+ *
+ * <p>Registered from {@code web.xml} or {@code ServletContext.addFilter} it configures itself from
+ * its init-params (see {@link FilterSettings}); embedded servers use {@link #builder()}. A
+ * dispatched call reaches the servlet with {@code Idempotency-Key: <execution id>}, the request
+ * attribute {@value #EXECUTION_ID_ATTRIBUTE} and {@code params._meta["dev.tally/executionId"]}.
+ */
+public final class TallyFilter implements Filter {
+  /** Request attribute holding the execution id of a dispatched call. */
+  public static final String EXECUTION_ID_ATTRIBUTE = FilterEngine.EXECUTION_ID_ATTRIBUTE;
+
+  /** The init-param naming the shared YAML configuration file. */
+  public static final String CONFIG_PARAM = "tally.config";
+
+  private volatile FilterEngine engine;
+  private AutoCloseable owned;
+
+  /** A filter that configures itself from its init-params in {@link #init(FilterConfig)}. */
+  public TallyFilter() {}
+
+  private TallyFilter(FilterEngine engine, AutoCloseable owned) {
+    this.engine = engine;
+    this.owned = owned;
+  }
+
+  /** A builder for embedded servers. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public void init(FilterConfig config) throws ServletException {
+    if (engine != null) {
+      return;
+    }
+    try {
+      TallyFilter built = builder().config(load(config)).build();
+      this.engine = built.engine;
+      this.owned = built.owned;
+    } catch (RuntimeException e) {
+      throw new ServletException("tally filter: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The shared configuration: the file named by init-param {@value #CONFIG_PARAM}, the {@code
+   * TALLY_*} environment, then every other init-param as a key path ({@code store}, {@code
+   * limits.maxRequestBytes}, {@code filter.framing}), with the precedence of a command-line flag.
+   */
+  static TallyConfig load(FilterConfig config) {
+    ConfigOverrides overrides = ConfigOverrides.ofEnv(System.getenv());
+    String file = null;
+    for (Enumeration<String> names = config.getInitParameterNames(); names.hasMoreElements(); ) {
+      String name = names.nextElement();
+      String value = config.getInitParameter(name);
+      if (name.equals(CONFIG_PARAM)) {
+        file = value;
+      } else if (value != null) {
+        overrides = overrides.withFlag(name, value.trim());
+      }
+    }
+    return TallyConfig.load(
+        file == null || file.isBlank() ? null : Path.of(file.trim()), overrides);
+  }
+
+  @Override
+  public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    FilterEngine e = engine;
+    if (e == null) {
+      throw new ServletException("tally filter: not initialized");
+    }
+    if (request instanceof HttpServletRequest req && response instanceof HttpServletResponse res) {
+      e.handle(req, res, chain);
+    } else {
+      chain.doFilter(request, response);
+    }
+  }
+
+  /** The gate this filter asks (for tests and operators). */
+  public Gate gate() {
+    return engine.gate();
+  }
+
+  @Override
+  public void destroy() {
+    FilterEngine e = engine;
+    if (e != null) {
+      e.gate().close();
+    }
+    if (owned != null) {
+      try {
+        owned.close();
+      } catch (Exception ex) {
+        // Closing on shutdown: nothing more to do with a store that fails to close.
+      }
+    }
+  }
+
+  /** Builds a {@link TallyFilter}; every part has a default except where noted. */
+  public static final class Builder {
+    private TallyConfig config = TallyConfig.defaults();
+    private FilterSettings settings;
+    private ExecutionStore store;
+    private KeyRing keys;
+    private ContractRegistry contracts;
+    private ActorResolver actors;
+    private Clock clock = Clock.systemUTC();
+    private GateOptions gateOptions;
+
+    private Builder() {}
+
+    /**
+     * The shared configuration (default {@link TallyConfig#defaults()}): tool contracts, actor,
+     * idempotency and intent-scope sources, limits, lease, HMAC keys, store, and the {@code filter}
+     * section.
+     */
+    public Builder config(TallyConfig c) {
+      this.config = Objects.requireNonNull(c, "config");
+      return this;
+    }
+
+    /** The filter's own settings (default: {@link FilterSettings#from} the configuration). */
+    public Builder settings(FilterSettings s) {
+      this.settings = Objects.requireNonNull(s, "settings");
+      return this;
+    }
+
+    /**
+     * The store (default: opened from {@code store.kind}). The caller keeps ownership and closes
+     * it.
+     */
+    public Builder store(ExecutionStore s) {
+      this.store = Objects.requireNonNull(s, "store");
+      return this;
+    }
+
+    /**
+     * The HMAC keys (default: {@code hmac.keyFile}, else a key file generated beside the store as
+     * {@code tally serve} does).
+     */
+    public Builder keys(KeyRing k) {
+      this.keys = Objects.requireNonNull(k, "keys");
+      return this;
+    }
+
+    /**
+     * Tool contracts (default: the configuration's {@code tools}; learned from {@code tools/list}).
+     */
+    public Builder contracts(ContractRegistry c) {
+      this.contracts = Objects.requireNonNull(c, "contracts");
+      return this;
+    }
+
+    /** Who is calling (default: the configuration's {@code actor}). */
+    public Builder actors(ActorResolver a) {
+      this.actors = Objects.requireNonNull(a, "actors");
+      return this;
+    }
+
+    public Builder clock(Clock c) {
+      this.clock = Objects.requireNonNull(c, "clock");
+      return this;
+    }
+
+    /** Gate options (default: from the configuration, with a fresh owner id). */
+    public Builder gateOptions(GateOptions o) {
+      this.gateOptions = Objects.requireNonNull(o, "gateOptions");
+      return this;
+    }
+
+    /**
+     * A filter ready to use.
+     *
+     * @throws IllegalArgumentException naming the setting that is wrong
+     */
+    public TallyFilter build() {
+      FilterSettings fs = settings != null ? settings : FilterSettings.from(config);
+      KeyRing k = keys != null ? keys : loadKeys();
+      ExecutionStore s = store;
+      AutoCloseable owned = null;
+      if (s == null) {
+        s = Stores.open(config, clock);
+        owned = s;
+      }
+      ContractRegistry c = contracts != null ? contracts : config.tools().newRegistry();
+      ActorResolver a = actors != null ? actors : ActorResolvers.from(config.actor(), k);
+      GateOptions o =
+          gateOptions != null ? gateOptions : config.gateOptions("filter-" + UUID.randomUUID());
+      Gate gate = Gate.create(o, s, c, k, a, Jcs.create(config.limits().canonical()), clock);
+      return new TallyFilter(new FilterEngine(gate, fs, ToolParamHeaders.create()), owned);
+    }
+
+    private KeyRing loadKeys() {
+      Path file = config.hmac().keyFile();
+      return file != null
+          ? KeyFiles.load(file)
+          : KeyFiles.loadOrGenerate(config.store().generatedKeyFile(), clock);
+    }
+  }
+}

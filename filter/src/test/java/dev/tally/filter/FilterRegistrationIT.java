@@ -1,0 +1,51 @@
+package dev.tally.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.fingerprint.KeyFiles;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Tally registered with {@code ServletContext.addFilter} and configured by init-params only. */
+class FilterRegistrationIT {
+  @Test
+  void programmaticRegistrationWithInitParamsGuardsTheEndpoint(@TempDir Path dir) throws Exception {
+    Path keys = dir.resolve("hmac.keys");
+    KeyFiles.generate(keys, Clock.systemUTC());
+    Path yaml = dir.resolve("tally.yaml");
+    java.nio.file.Files.writeString(yaml, "filter:\n  framing: json\n");
+    SdkApp app =
+        SdkApp.withRegisteredFilter(
+            Map.of(
+                TallyFilter.CONFIG_PARAM,
+                yaml.toString(),
+                "store",
+                "journal:" + dir.resolve("journal"),
+                "hmac.keyFile",
+                keys.toString()));
+    try {
+      RawMcp raw = new RawMcp(app.endpoint()).initialize();
+      String message = "registered-" + UUID.randomUUID();
+      Map<String, String> key = new java.util.HashMap<>(raw.session);
+      key.put("Idempotency-Key", "reg-" + UUID.randomUUID());
+
+      raw.post(RawMcp.toolCall(SdkApp.WRITE, message).toString(), key);
+      var second = raw.post(RawMcp.toolCall(SdkApp.WRITE, message).toString(), key);
+
+      JsonNode replay = RawMcp.responseOf(second);
+      assertThat(second.headers().firstValue("Content-Type").orElse(""))
+          .startsWith("application/json");
+      assertThat(replay.at("/result/_meta/dev.tally~1replay/executionId").asText())
+          .startsWith("act_");
+      assertThat(app.writes.get()).isEqualTo(1);
+      assertThat(app.seen.peek().get(1)).startsWith("act_");
+    } finally {
+      app.close();
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package dev.tally.filter;
+
+import dev.tally.core.fingerprint.HmacKey;
+import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.store.ExecutionQuery;
+import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.MemoryExecutionStore;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterRegistration;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * An embedded Jetty 12 (ee10) hosting the MCP Java SDK's streamable servlet transport with a
+ * side-effect-counting write tool and a read-only tool, optionally behind a {@link TallyFilter}.
+ */
+final class SdkApp {
+  static final String WRITE = "write_ticket";
+  static final String READ = "read_ticket";
+
+  final AtomicInteger writes = new AtomicInteger();
+  final AtomicInteger reads = new AtomicInteger();
+  final AtomicInteger reachedServlet = new AtomicInteger();
+
+  /** What each write saw: Idempotency-Key header, request attribute, _meta execution id. */
+  final ConcurrentLinkedQueue<List<String>> seen = new ConcurrentLinkedQueue<>();
+
+  volatile CountDownLatch writeStarted = new CountDownLatch(0);
+  volatile CountDownLatch releaseWrite = new CountDownLatch(0);
+
+  final ExecutionStore store;
+  final TallyFilter filter;
+  private final Server server;
+  private final McpSyncServer mcp;
+  private final URI endpoint;
+
+  private SdkApp(ExecutionStore store, TallyFilter filter) throws Exception {
+    this(store, filter, ctx -> {});
+  }
+
+  private SdkApp(ExecutionStore store, TallyFilter filter, Consumer<ServletContextHandler> setup)
+      throws Exception {
+    this.store = store;
+    this.filter = filter;
+    HttpServletStreamableServerTransportProvider transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .mcpEndpoint("/mcp")
+            .contextExtractor(
+                req -> {
+                  Map<String, Object> m = new HashMap<>();
+                  m.put("key", String.valueOf(req.getHeader("Idempotency-Key")));
+                  m.put(
+                      "attr", String.valueOf(req.getAttribute(TallyFilter.EXECUTION_ID_ATTRIBUTE)));
+                  return McpTransportContext.create(m);
+                })
+            .build();
+    String schema =
+        "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"},"
+            + "\"idempotencyKey\":{\"type\":\"string\"}}}";
+    McpSchema.Tool write =
+        McpSchema.Tool.builder(WRITE, McpJsonDefaults.getMapper(), schema)
+            .description("creates a ticket")
+            .build();
+    McpSchema.Tool read =
+        McpSchema.Tool.builder(READ, McpJsonDefaults.getMapper(), schema)
+            .description("reads a ticket")
+            .annotations(new McpSchema.ToolAnnotations("read", true, false, true, false, null))
+            .build();
+    mcp =
+        McpServer.sync(transport)
+            .serverInfo("sdk-app", "1")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(
+                McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(write)
+                    .callHandler(
+                        (ex, req) -> {
+                          writeStarted.countDown();
+                          try {
+                            releaseWrite.await(30, TimeUnit.SECONDS);
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          }
+                          int n = writes.incrementAndGet();
+                          Object meta =
+                              req.meta() == null ? null : req.meta().get("dev.tally/executionId");
+                          seen.add(
+                              List.of(
+                                  String.valueOf(ex.transportContext().get("key")),
+                                  String.valueOf(ex.transportContext().get("attr")),
+                                  String.valueOf(meta)));
+                          return McpSchema.CallToolResult.builder()
+                              .addTextContent(
+                                  "ticket T-" + n + " for " + req.arguments().get("message"))
+                              .build();
+                        })
+                    .build(),
+                McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(read)
+                    .callHandler(
+                        (ex, req) ->
+                            McpSchema.CallToolResult.builder()
+                                .addTextContent("read #" + reads.incrementAndGet())
+                                .build())
+                    .build())
+            .build();
+
+    server = new Server();
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    ServletContextHandler ctx = new ServletContextHandler();
+    ctx.setContextPath("/");
+    ServletHolder holder = new ServletHolder(transport);
+    holder.setAsyncSupported(true);
+    ctx.addServlet(holder, "/mcp");
+    if (filter != null) {
+      FilterHolder fh = new FilterHolder(filter);
+      fh.setAsyncSupported(true);
+      ctx.addFilter(fh, "/mcp", EnumSet.of(DispatcherType.REQUEST));
+    }
+    setup.accept(ctx);
+    FilterHolder counting = new FilterHolder(countingFilter());
+    counting.setAsyncSupported(true);
+    ctx.addFilter(counting, "/mcp", EnumSet.of(DispatcherType.REQUEST));
+    server.setHandler(ctx);
+    server.start();
+    endpoint = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/mcp");
+  }
+
+  /** The app with a Tally filter over a fresh memory store. */
+  static SdkApp withFilter(FilterSettings settings) throws Exception {
+    ExecutionStore store = MemoryExecutionStore.create();
+    TallyFilter filter = TallyFilter.builder().settings(settings).store(store).keys(keys()).build();
+    return new SdkApp(store, filter);
+  }
+
+  static SdkApp withFilter(ExecutionStore store, FilterSettings settings) throws Exception {
+    TallyFilter filter = TallyFilter.builder().settings(settings).store(store).keys(keys()).build();
+    return new SdkApp(store, filter);
+  }
+
+  /**
+   * The app with Tally registered as a web app would: {@code ServletContext.addFilter} from a
+   * context listener, configured by init-params only.
+   */
+  static SdkApp withRegisteredFilter(Map<String, String> initParams) throws Exception {
+    return new SdkApp(
+        null,
+        null,
+        ctx ->
+            ctx.addEventListener(
+                new ServletContextListener() {
+                  @Override
+                  public void contextInitialized(ServletContextEvent e) {
+                    FilterRegistration.Dynamic r =
+                        e.getServletContext().addFilter("tally", TallyFilter.class);
+                    initParams.forEach(r::setInitParameter);
+                    r.setAsyncSupported(true);
+                    r.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), false, "/mcp");
+                  }
+                }));
+  }
+
+  /** The same app without Tally. */
+  static SdkApp plain() throws Exception {
+    return new SdkApp(null, null);
+  }
+
+  static KeyRing keys() {
+    return KeyRing.of(
+        HmacKey.of("test", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  URI endpoint() {
+    return endpoint;
+  }
+
+  String baseUrl() {
+    return "http://127.0.0.1:" + endpoint.getPort();
+  }
+
+  int port() {
+    return endpoint.getPort();
+  }
+
+  int records(String tool) {
+    return store
+        .list(new ExecutionQuery(null, tool, null, null, ExecutionQuery.MAX_LIMIT))
+        .toCompletableFuture()
+        .join()
+        .items()
+        .size();
+  }
+
+  private Filter countingFilter() {
+    return (req, res, chain) -> {
+      reachedServlet.incrementAndGet();
+      chain.doFilter(req, res);
+    };
+  }
+
+  void close() throws Exception {
+    mcp.closeGracefully();
+    server.stop();
+    if (filter != null) {
+      filter.destroy();
+    }
+    if (store != null) {
+      store.close();
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package dev.tally.sidecar.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.sidecar.process.CountingUpstream.Script;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tally serve} as a real process in front of a counting upstream in the test JVM: health and
+ * readiness, a recorded write, the {@code SIGTERM} drain, start-up refusals.
+ */
+class ServeProcessIT {
+  private static final Duration START = Duration.ofSeconds(60);
+  private static final Duration ANSWER = Duration.ofSeconds(30);
+
+  private static CountingUpstream upstream;
+  private static McpClient client;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void startUpstream() throws Exception {
+    upstream = CountingUpstream.start();
+    client = new McpClient();
+  }
+
+  @AfterAll
+  static void stopUpstream() throws Exception {
+    client.close();
+    upstream.close();
+  }
+
+  private Path config(String extraYaml) throws IOException {
+    Path c = dir.resolve("tally.yaml");
+    Files.writeString(
+        c,
+        "upstream:\n  url: "
+            + upstream.url()
+            + "\nstore: journal:"
+            + dir.resolve("journal")
+            + "\n"
+            + extraYaml);
+    return c;
+  }
+
+  private TallyProcess serve(Path config) throws Exception {
+    return TallyProcess.serve(dir, config, TallyProcess.SMALL_JVM, Map.of()).awaitListening(START);
+  }
+
+  private JsonNode execution(TallyProcess p, String id) throws Exception {
+    McpClient.Answer a = client.get(p.admin("/v1/executions/" + id));
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.message();
+  }
+
+  private void awaitState(TallyProcess p, String id, String state) throws Exception {
+    String[] last = {""};
+    Poll.until(
+        Duration.ofSeconds(20),
+        () -> {
+          try {
+            last[0] = execution(p, id).path("state").asText();
+            return last[0].equals(state);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        () -> id + " is " + last[0] + ", expected " + state);
+  }
+
+  @Test
+  void readyOnlyOnceTheUpstreamAnswersThenAWriteIsRecordedWithItsTimeline() throws Exception {
+    upstream.reachable(false);
+    try (TallyProcess p = serve(config(""))) {
+      McpClient.Answer health = client.get(p.admin("/healthz"));
+      assertThat(health.status()).isEqualTo(200);
+      assertThat(health.message().path("status").asText()).isEqualTo("alive");
+      McpClient.Answer notReady = client.get(p.admin("/readyz"));
+      assertThat(notReady.status()).as(notReady.body()).isEqualTo(503);
+      assertThat(notReady.message().path("reason").asText()).contains("upstream");
+
+      upstream.reachable(true);
+      int[] status = {0};
+      Poll.until(
+          Duration.ofSeconds(30),
+          () -> {
+            try {
+              status[0] = client.get(p.admin("/readyz")).status();
+            } catch (IOException | InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+            return status[0] == 200;
+          },
+          () -> "/readyz still " + status[0]);
+
+      McpClient.Answer a =
+          client.call(p.mcp(), 1, CountingUpstream.IRREVERSIBLE, "serve-write", null, ANSWER);
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+      assertThat(a.isToolResult()).as(a.body()).isTrue();
+      List<CountingUpstream.Receipt> seen = upstream.receipts("serve-write");
+      assertThat(seen).hasSize(1);
+      String id = seen.get(0).idempotencyKey();
+      assertThat(id).startsWith("act_").isEqualTo(seen.get(0).executionId());
+      assertThat(a.ticket()).isEqualTo(upstream.ticketOf(id));
+
+      awaitState(p, id, "delivered");
+      JsonNode record = execution(p, id);
+      assertThat(record.path("tool").asText()).isEqualTo(CountingUpstream.IRREVERSIBLE);
+      assertThat(record.path("toolClass").asText()).isEqualTo("irreversible");
+      assertThat(record.path("fingerprint").asText()).matches("hmac-sha256:[^:]+:[0-9a-f]{64}");
+      assertThat(record.path("timeline").fieldNames())
+          .toIterable()
+          .contains("accepted_at", "dispatched_at", "completed_at", "delivered_at");
+      assertThat(record.toString()).doesNotContain("serve-write");
+    } finally {
+      upstream.reachable(true);
+    }
+  }
+
+  @Test
+  void sigtermLetsASlowWriteFinishThenExitsZeroAndASecondServeOnTheJournalIsRefused()
+      throws Exception {
+    Path config = config("");
+    String title = "slow-write";
+    upstream.script(title, Script.after(Duration.ofMillis(1500)));
+    String id;
+    try (TallyProcess p = serve(config)) {
+      McpClient.Exchange x = client.send(p.mcp(), 2, CountingUpstream.IRREVERSIBLE, title, null);
+      id =
+          upstream
+              .received(title)
+              .get(ANSWER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+              .idempotencyKey();
+      long t0 = System.nanoTime();
+      p.terminate();
+      McpClient.Answer a = x.await(ANSWER);
+      assertThat(a).as("the in-flight call is answered during the drain").isNotNull();
+      assertThat(a.isToolResult()).as(a.body()).isTrue();
+      assertThat(a.ticket()).isEqualTo(upstream.ticketOf(id));
+      assertThat(p.awaitExit(Duration.ofSeconds(40))).as(p.output()).isZero();
+      Duration took = Duration.ofNanos(System.nanoTime() - t0);
+      assertThat(took).isLessThan(Duration.ofSeconds(25)); // default drain bound 20s, + slack
+      assertThat(p.stdout()).contains("tally: drained; 0 unfinished execution(s)");
+    }
+    try (TallyProcess p = serve(config)) {
+      awaitState(p, id, "delivered");
+      TallyProcess second = TallyProcess.serve(dir, config, TallyProcess.SMALL_JVM, Map.of());
+      try (second) {
+        assertThat(second.awaitExit(START)).as(second.output()).isEqualTo(3);
+        assertThat(second.stderr().strip())
+            .doesNotContain("\n")
+            .contains("journal directory")
+            .contains("in use by another Tally store");
+      }
+      assertThat(p.isAlive()).isTrue();
+    }
+    assertThat(upstream.sideEffects(title)).isEqualTo(1);
+  }
+
+  @Test
+  void sigtermPastTheDrainBoundRecordsOutcomeUnknownAndStillExitsZero() throws Exception {
+    Path config = config("sidecar:\n  drainTimeout: 1s\n");
+    String title = "held-write";
+    upstream.script(title, Script.HOLD);
+    String id;
+    try (TallyProcess p = serve(config)) {
+      McpClient.Exchange x = client.send(p.mcp(), 3, CountingUpstream.IRREVERSIBLE, title, null);
+      id =
+          upstream
+              .received(title)
+              .get(ANSWER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+              .idempotencyKey();
+      long t0 = System.nanoTime();
+      p.terminate();
+      assertThat(p.awaitExit(Duration.ofSeconds(30))).as(p.output()).isZero();
+      Duration took = Duration.ofNanos(System.nanoTime() - t0);
+      // drainTimeout 1s; the rest of the stop is bounded by TallyServer.stop's own timeouts.
+      assertThat(took).isLessThan(Duration.ofSeconds(20));
+      assertThat(p.stdout()).contains("tally: drained; 1 unfinished execution(s)");
+      // The abandoned call's connection is closed without an answer (its retry reports it).
+      McpClient.Answer drained = x.await(ANSWER);
+      assertThat(drained == null || !drained.isToolResult()).isTrue();
+    } finally {
+      upstream.release(title);
+    }
+    try (TallyProcess p = serve(config)) {
+      awaitState(p, id, "outcome_unknown");
+      McpClient.Answer retry =
+          client.call(p.mcp(), 4, CountingUpstream.IRREVERSIBLE, title, null, ANSWER);
+      assertThat(retry.tallyCode()).as(retry.body()).isEqualTo("OUTCOME_UNKNOWN");
+      assertThat(retry.result().path("isError").asBoolean()).isTrue();
+      assertThat(
+              retry.result().path("structuredContent").path("tally").path("executionId").asText())
+          .isEqualTo(id);
+    }
+    assertThat(upstream.sideEffects(title)).isEqualTo(1);
+  }
+
+  @Test
+  void badFlagsAndSettingsExitTwoWithOneLineNamingTheKey() throws Exception {
+    Path config = config("");
+    try (TallyProcess p =
+        TallyProcess.start(
+            dir,
+            TallyProcess.SMALL_JVM,
+            Map.of(),
+            List.of("serve", "--config", config.toString(), "--listen", "nonsense"))) {
+      assertThat(p.awaitExit(START)).as(p.output()).isEqualTo(2);
+      assertThat(p.stderr().strip()).doesNotContain("\n").contains("sidecar.listen");
+    }
+    List<String> badProperty = new java.util.ArrayList<>(TallyProcess.SMALL_JVM);
+    badProperty.add("-Dtally.journal.compactRatio=0.5");
+    try (TallyProcess p = TallyProcess.serve(dir, config, badProperty, Map.of())) {
+      assertThat(p.awaitExit(START)).as(p.output()).isEqualTo(2);
+      assertThat(p.stderr().strip()).doesNotContain("\n").contains("tally.journal.compactRatio");
+    }
+    try (TallyProcess p =
+        TallyProcess.serve(
+            dir, config, TallyProcess.SMALL_JVM, Map.of("TALLY_SIDECAR_DRAIN_TIMEOUT", "soon"))) {
+      assertThat(p.awaitExit(START)).as(p.output()).isEqualTo(2);
+      assertThat(p.stderr().strip()).doesNotContain("\n").contains("sidecar.drainTimeout");
+    }
+  }
+}
