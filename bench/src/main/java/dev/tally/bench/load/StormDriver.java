@@ -11,7 +11,11 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,6 +36,12 @@ import java.util.concurrent.TimeUnit;
  * [--clients 64]}
  */
 public final class StormDriver {
+  private static final long REQUEST_TIMEOUT_MS = 10_000;
+  private static final HttpClient COUNTER =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private final HttpClientAgent client;
   private final URI url;
   private final int clients;
@@ -41,6 +51,7 @@ public final class StormDriver {
   private long answers;
   private long bad;
   private long replayed;
+  private long failures;
 
   private StormDriver(HttpClientAgent client, URI url, int clients, String prefix, boolean keyed) {
     this.client = client;
@@ -84,12 +95,12 @@ public final class StormDriver {
       if (warmup > 0) {
         new StormDriver(client, url, clients, prefix + "w", keyed).runFor(warmup);
       }
-      long before = count(client, countUrl);
+      long before = count(countUrl);
       StormDriver d = new StormDriver(client, url, clients, prefix, keyed);
       long t0 = System.nanoTime();
       int storms = d.runFor(seconds);
       double elapsed = (System.nanoTime() - t0) / 1e9;
-      long executed = count(client, countUrl) - before;
+      long executed = count(countUrl) - before;
       System.out.println(d.report(storms, elapsed, executed));
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -152,6 +163,8 @@ public final class StormDriver {
             .setHost(url.getHost())
             .setPort(url.getPort())
             .setURI(url.getRawPath())
+            .setConnectTimeout(5000)
+            .setIdleTimeout(REQUEST_TIMEOUT_MS)
             .putHeader("Content-Type", "application/json")
             .putHeader("Accept", "application/json, text/event-stream")
             .putHeader("MCP-Protocol-Version", "2025-06-18");
@@ -159,6 +172,16 @@ public final class StormDriver {
         .request(ro)
         .compose(r -> r.send(Buffer.buffer(body)))
         .compose(resp -> resp.body().map(b -> check(id, resp.statusCode(), b)))
+        .recover(
+            t -> {
+              // A lost or timed-out answer is a bad answer, not the end of the run.
+              answers++;
+              bad++;
+              if (failures++ == 0) {
+                System.err.println("storm: first failed call: " + t);
+              }
+              return Future.succeededFuture();
+            })
         .mapEmpty();
   }
 
@@ -185,7 +208,7 @@ public final class StormDriver {
     return String.format(
         Locale.ROOT,
         "STORM keyed=%s storms=%d seconds=%.3f storms_per_s=%.1f clients=%d answers=%d bad=%d"
-            + " replayed=%d executed=%d storm_p50_ms=%.2f storm_p99_ms=%.2f",
+            + " failed_calls=%d replayed=%d executed=%d storm_p50_ms=%.2f storm_p99_ms=%.2f",
         keyed,
         storms,
         elapsed,
@@ -193,6 +216,7 @@ public final class StormDriver {
         clients,
         answers,
         bad,
+        failures,
         replayed,
         executed,
         pct(d, 0.50) / 1e6,
@@ -207,14 +231,11 @@ public final class StormDriver {
     return sorted[Math.max(0, i)];
   }
 
-  private static long count(HttpClientAgent client, URI countUrl) throws Exception {
-    return client
-        .request(HttpMethod.GET, countUrl.getPort(), countUrl.getHost(), countUrl.getRawPath())
-        .compose(r -> r.send())
-        .compose(r -> r.body())
-        .map(b -> Long.parseLong(b.toString(StandardCharsets.US_ASCII).trim()))
-        .toCompletionStage()
-        .toCompletableFuture()
-        .get(10, TimeUnit.SECONDS);
+  /** The upstream's execution count, over a connection of its own (JDK client). */
+  private static long count(URI countUrl) throws Exception {
+    HttpRequest req = HttpRequest.newBuilder(countUrl).timeout(Duration.ofSeconds(10)).build();
+    HttpResponse<String> resp =
+        COUNTER.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.US_ASCII));
+    return Long.parseLong(resp.body().trim());
   }
 }
