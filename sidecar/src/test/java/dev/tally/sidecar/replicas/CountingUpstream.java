@@ -66,14 +66,7 @@ final class CountingUpstream {
                           req.meta() == null ? null : req.meta().get("dev.tally/executionId");
                       executionIds.add(String.valueOf(id));
                       entered.incrementAndGet();
-                      CountDownLatch h = hold;
-                      if (h != null) {
-                        try {
-                          h.await(30, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                          Thread.currentThread().interrupt();
-                        }
-                      }
+                      awaitRelease(hold);
                       int n = sideEffects.incrementAndGet();
                       return McpSchema.CallToolResult.builder()
                           .addTextContent(
@@ -102,6 +95,26 @@ final class CountingUpstream {
     jetty.setHandler(ctx);
     jetty.start();
     port = connector.getLocalPort();
+  }
+
+  /**
+   * Waits for {@code h} (30 s at most) whatever happens to the caller: the SDK interrupts a tool
+   * whose client went away, and a held call must stay held until the test releases it. The
+   * interrupt is swallowed on purpose; re-asserting it would leave the flag on the server's pooled
+   * thread and make the next test's held call return at once.
+   */
+  private static void awaitRelease(CountDownLatch h) {
+    if (h == null) {
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (h.getCount() > 0 && System.nanoTime() < deadline) {
+      try {
+        h.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        // Keep holding: see above.
+      }
+    }
   }
 
   String url() {

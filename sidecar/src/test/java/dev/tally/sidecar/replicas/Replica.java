@@ -34,6 +34,10 @@ final class Replica {
 
   final String owner;
   final PostgresExecutionStore store;
+
+  /** What the gate sees: {@link #store}, counting the waits of attached retries. */
+  final WaitCountingStore gateStore;
+
   final Gate gate;
   final Sidecar sidecar;
   final String url;
@@ -41,9 +45,15 @@ final class Replica {
   private boolean closed;
 
   private Replica(
-      String owner, PostgresExecutionStore store, Gate gate, Vertx vertx, Sidecar sidecar) {
+      String owner,
+      PostgresExecutionStore store,
+      WaitCountingStore gateStore,
+      Gate gate,
+      Vertx vertx,
+      Sidecar sidecar) {
     this.owner = owner;
     this.store = store;
+    this.gateStore = gateStore;
     this.gate = gate;
     this.vertx = vertx;
     this.sidecar = sidecar;
@@ -54,6 +64,7 @@ final class Replica {
       throws Exception {
     PostgresExecutionStore store =
         PostgresExecutionStore.open(storeOptions).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    WaitCountingStore gateStore = new WaitCountingStore(store);
     GateOptions d = GateOptions.defaults(owner);
     Gate gate =
         Gate.create(
@@ -65,7 +76,7 @@ final class Replica {
                 d.idempotencyHeader(),
                 d.intentScopeHeader(),
                 d.credentialRef()),
-            store,
+            gateStore,
             ContractRegistry.defaults(),
             KeyRing.of(HmacKey.of("k1", KEY)),
             headers -> "actor-1",
@@ -81,7 +92,7 @@ final class Replica {
               .toCompletionStage()
               .toCompletableFuture()
               .get(15, TimeUnit.SECONDS);
-      return new Replica(owner, store, gate, vertx, sidecar);
+      return new Replica(owner, store, gateStore, gate, vertx, sidecar);
     } catch (Exception e) {
       gate.close();
       store.close();

@@ -118,14 +118,14 @@ class SidecarPostgresReplicasIT {
     await("the upstream runs the call", () -> upstream.entered.get() == 1);
     CompletableFuture<HttpResponse<String>> retry =
         cb.postAsync(McpClient.call(3, "create_ticket", "{\"title\":\"attach\"}"));
-    await("B holds the retry", () -> b.sidecar.inFlight() == 1);
+    await("B's retry attached to A's execution", () -> b.gateStore.waiting.get() == 1);
     assertThat(retry).isNotDone();
 
     upstream.release();
 
     JsonNode onA = McpClient.message(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
     JsonNode onB = McpClient.message(retry.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
-    assertThat(upstream.executionIds).hasSize(1);
+    assertThat(upstream.executionIds).describedAs(this::records).hasSize(1);
     assertThat(upstream.sideEffects).hasValue(1);
     assertThat(onA.path("id").asInt()).isEqualTo(2);
     assertThat(onB.path("id").asInt()).isEqualTo(3);
@@ -180,12 +180,12 @@ class SidecarPostgresReplicasIT {
       calls.add(c.postAsync(McpClient.call(100 + i, "create_ticket", "{\"title\":\"crowd\"}")));
     }
     await(
-        "all 64 calls are held by the replicas",
-        () -> a.sidecar.inFlight() + b.sidecar.inFlight() == 64);
+        "63 retries attached to the one running execution",
+        () -> a.gateStore.waiting.get() + b.gateStore.waiting.get() == 63);
     upstream.release();
     CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
         .get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    assertThat(upstream.executionIds).hasSize(1);
+    assertThat(upstream.executionIds).describedAs(this::records).hasSize(1);
     assertThat(upstream.sideEffects).hasValue(1);
 
     for (int i = 0; i < calls.size(); i++) {
@@ -243,6 +243,32 @@ class SidecarPostgresReplicasIT {
     HttpResponse<String> r = c.post(McpClient.call(id, "create_ticket", args));
     assertThat(r.statusCode()).isEqualTo(200);
     return r;
+  }
+
+  /** The records behind the upstream's invocations, for a failure message. */
+  private String records() {
+    StringBuilder sb = new StringBuilder();
+    for (String id : upstream.executionIds) {
+      try {
+        b.find(id)
+            .ifPresentOrElse(
+                e ->
+                    sb.append(e)
+                        .append(" key=")
+                        .append(e.matchKey())
+                        .append(" hold=")
+                        .append(e.holdUntil())
+                        .append(" lease=")
+                        .append(e.lease())
+                        .append(" timeline=")
+                        .append(e.timeline())
+                        .append('\n'),
+                () -> sb.append(id).append(": no record\n"));
+      } catch (Exception e) {
+        sb.append(id).append(": ").append(e).append('\n');
+      }
+    }
+    return sb.toString();
   }
 
   private static String text(JsonNode msg) {
