@@ -238,7 +238,10 @@ final class Matcher {
 
   private CompletionStage<Decision> onExistingOrRestart(
       ToolCall call, Identity id, Execution latest, Instant deadline) {
-    if (!latest.holdsKey(clock.instant())) {
+    // A retry that attached gets the outcome of the execution it waited on, even when that
+    // outcome was delivered to the first caller meanwhile (delivery releases a fingerprint's key
+    // for new calls only); otherwise it would become a second execution.
+    if (!latest.holdsKey(clock.instant()) && latest.state() != ExecutionState.DELIVERED) {
       return decide(call, id, deadline);
     }
     return onExisting(call, id, latest, deadline, 0);

@@ -162,6 +162,54 @@ class GateTest {
   }
 
   @Test
+  void attachedRetryReplaysTheResultEvenIfItWasDeliveredBeforeTheWaitWoke() {
+    // A store whose waits wake late: the waiter sees the latest version, already DELIVERED
+    // (a replica over a shared database sees only the latest version, not every step).
+    CompletableFuture<Void> wake = new CompletableFuture<>();
+    ExecutionStore lagging =
+        new dev.tally.core.store.ForwardingExecutionStore(store) {
+          @Override
+          public java.util.concurrent.CompletionStage<java.util.Optional<Execution>> awaitChange(
+              dev.tally.core.execution.ExecutionId id, long afterVersion, Duration maxWait) {
+            return wake.thenCompose(v -> delegate().find(id));
+          }
+        };
+    Gate waiter =
+        Gate.create(
+            GateOptions.defaults("owner-b"),
+            lagging,
+            ContractRegistry.of(contracts, ToolContract.defaultFor("default")),
+            KEYS,
+            h -> "anonymous",
+            clock);
+    try {
+      Decision.Dispatch first =
+          (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"d\"}"));
+      Decision second = admit(waiter, call("create_ticket", "{\"title\":\"d\"}"));
+      assertThat(second).isInstanceOf(Decision.Attach.class);
+      first
+          .inFlight()
+          .completed(200, "{\"ok\":1}".getBytes(StandardCharsets.UTF_8), false)
+          .toCompletableFuture()
+          .join();
+      first.inFlight().delivered().toCompletableFuture().join();
+      wake.complete(null);
+      Decision d =
+          ((Decision.Attach) second)
+              .settled()
+              .toCompletableFuture()
+              .orTimeout(5, TimeUnit.SECONDS)
+              .join();
+      assertThat(d)
+          .isInstanceOfSatisfying(
+              Decision.Replay.class,
+              r -> assertThat(r.execution().id()).isEqualTo(first.inFlight().id()));
+    } finally {
+      waiter.close();
+    }
+  }
+
+  @Test
   void attachWaitEndsWithInProgress() {
     admit(call("slow", "{}"));
     Decision second = admit(call("slow", "{}"));

@@ -65,10 +65,10 @@ class SidecarResumptionIT {
     assertThat(in.readLine()).isNull();
     assertThat(h.upstream.sideEffects).hasValue(1);
     assertThat(h.gate.firstDelivered).succeedsWithin(Duration.ofSeconds(5));
-    // Whether the sidecar noticed the dead client before the result (notDelivered) depends on when
-    // the kernel reports the reset; what must hold is that the resumed client's copy counts.
+    // Whether (and when) the sidecar notices the dead client (notDelivered) depends on when the
+    // kernel reports the reset, possibly after the resume; what must hold is that the resumed
+    // client's copy is reported delivered (the gate ignores a later notDelivered on delivered).
     assertThat(h.gate.reports).containsSubsequence("completed:200", "delivered");
-    assertThat(h.gate.reports.get(h.gate.reports.size() - 1)).isEqualTo("delivered");
 
     // A written event is no proof of receipt, so for a short grace the last cursor still resumes:
     // nothing after it, and the stream ends at once.

@@ -1,0 +1,139 @@
+package dev.tally.sidecar.replicas;
+
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.fingerprint.HmacKey;
+import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.GateOptions;
+import dev.tally.sidecar.Sidecar;
+import dev.tally.sidecar.SidecarOptions;
+import dev.tally.store.postgres.PostgresExecutionStore;
+import dev.tally.store.postgres.PostgresStoreOptions;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One sidecar replica in this JVM: its own Vert.x, its own {@link Gate} (a distinct lease owner)
+ * and its own {@link PostgresExecutionStore} on the shared database. All replicas share the HMAC
+ * key and the actor, as replicas behind one load balancer do.
+ */
+final class Replica {
+  /** A short lease, so a dead owner is noticed within seconds. */
+  static final Duration LEASE = Duration.ofSeconds(2);
+
+  static final Duration HEARTBEAT = Duration.ofMillis(500);
+  private static final byte[] KEY =
+      "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+  final String owner;
+  final PostgresExecutionStore store;
+
+  /** What the gate sees: {@link #store}, counting the waits of attached retries. */
+  final WaitCountingStore gateStore;
+
+  final Gate gate;
+  final Sidecar sidecar;
+  final String url;
+  private final Vertx vertx;
+  private boolean closed;
+
+  private Replica(
+      String owner,
+      PostgresExecutionStore store,
+      WaitCountingStore gateStore,
+      Gate gate,
+      Vertx vertx,
+      Sidecar sidecar) {
+    this.owner = owner;
+    this.store = store;
+    this.gateStore = gateStore;
+    this.gate = gate;
+    this.vertx = vertx;
+    this.sidecar = sidecar;
+    this.url = "http://127.0.0.1:" + sidecar.port() + "/mcp";
+  }
+
+  static Replica start(String owner, PostgresStoreOptions storeOptions, String upstreamUrl)
+      throws Exception {
+    PostgresExecutionStore store =
+        PostgresExecutionStore.open(storeOptions).toCompletableFuture().get(60, TimeUnit.SECONDS);
+    WaitCountingStore gateStore = new WaitCountingStore(store);
+    GateOptions d = GateOptions.defaults(owner);
+    Gate gate =
+        Gate.create(
+            new GateOptions(
+                owner,
+                LEASE,
+                HEARTBEAT,
+                d.idempotencyArgument(),
+                d.idempotencyHeader(),
+                d.intentScopeHeader(),
+                d.credentialRef()),
+            gateStore,
+            ContractRegistry.defaults(),
+            KeyRing.of(HmacKey.of("k1", KEY)),
+            headers -> "actor-1",
+            Clock.systemUTC());
+    Vertx vertx =
+        Vertx.vertx(
+            SidecarOptions.builder(URI.create("http://x/")).eventLoops(2).build().vertxOptions());
+    try {
+      SidecarOptions options =
+          SidecarOptions.builder(URI.create(upstreamUrl)).port(0).eventLoops(2).build();
+      Sidecar sidecar =
+          Sidecar.start(vertx, options, gate)
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(15, TimeUnit.SECONDS);
+      return new Replica(owner, store, gateStore, gate, vertx, sidecar);
+    } catch (Exception e) {
+      gate.close();
+      store.close();
+      vertx.close();
+      throw e;
+    }
+  }
+
+  Optional<Execution> find(String executionId) throws Exception {
+    return store
+        .find(ExecutionId.parse(executionId))
+        .toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Simulates the process dying mid-execution: no drain, heartbeats stop, the store connections and
+   * every socket of this replica go away at once. Nothing of it writes to the database after this
+   * returns.
+   */
+  void kill() throws Exception {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    gate.close();
+    store.close();
+    vertx.close().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+  }
+
+  void close() throws Exception {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } finally {
+      gate.close();
+      store.close();
+      vertx.close().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,292 @@
+package dev.tally.sidecar.replicas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionState;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two sidecar replicas (A and B: own gate, own lease owner, own store) over one PostgreSQL and in
+ * front of one upstream: a retry on either replica never becomes a second side effect.
+ *
+ * <p>A "killed" replica is simulated in this JVM ({@link Replica#kill()}: heartbeats stop, its
+ * store and sockets close without a drain), not with a separate process.
+ */
+class SidecarPostgresReplicasIT {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static PgServer pg;
+  private static CountingUpstream upstream;
+  private Replica a;
+  private Replica b;
+  private McpClient ca;
+  private McpClient cb;
+
+  @BeforeAll
+  static void startServers() throws Exception {
+    pg = PgServer.launch();
+    upstream = new CountingUpstream();
+  }
+
+  @AfterAll
+  static void stopServers() throws Exception {
+    try {
+      if (upstream != null) {
+        upstream.close();
+      }
+    } finally {
+      if (pg != null) {
+        pg.close();
+      }
+    }
+  }
+
+  @BeforeEach
+  void startReplicas() throws Exception {
+    pg.start();
+    pg.emptyTables();
+    upstream.reset();
+    a = Replica.start("replica-a", pg.storeOptions(), upstream.url());
+    b = Replica.start("replica-b", pg.storeOptions(), upstream.url());
+    ca = McpClient.open(a.url);
+    cb = McpClient.open(b.url);
+  }
+
+  @AfterEach
+  void stopReplicas() throws Exception {
+    upstream.release();
+    try {
+      if (a != null) {
+        a.close();
+      }
+    } finally {
+      if (b != null) {
+        b.close();
+      }
+    }
+  }
+
+  @Test
+  void retryOnBAfterACutTheResponseIsReplayedNotExecutedAgain() throws Exception {
+    upstream.holdCalls();
+    Socket cut = ca.send(McpClient.call(2, "create_ticket", "{\"title\":\"cut\"}"));
+    String executionId;
+    try {
+      await("the upstream runs the call", () -> upstream.entered.get() == 1);
+      executionId = upstream.executionIds.get(0);
+    } finally {
+      cut.close();
+    }
+    upstream.release();
+    Set<ExecutionState> finished =
+        EnumSet.of(ExecutionState.COMPLETED, ExecutionState.COMPLETED_NOT_DELIVERED);
+    await(
+        "A records the outcome of the cut call",
+        () -> a.find(executionId).map(e -> finished.contains(e.state())).orElse(false));
+
+    HttpResponse<String> retry = cb.post(McpClient.call(7, "create_ticket", "{\"title\":\"cut\"}"));
+
+    assertThat(retry.statusCode()).isEqualTo(200);
+    JsonNode msg = McpClient.message(retry.body());
+    assertThat(msg.path("id").asInt()).isEqualTo(7);
+    assertThat(text(msg)).isEqualTo("ticket T-1 created: cut");
+    assertThat(msg.at("/result/_meta/dev.tally~1replay/executionId").asText())
+        .isEqualTo(executionId);
+    assertThat(upstream.sideEffects).hasValue(1);
+    assertThat(upstream.entered).hasValue(1);
+  }
+
+  @Test
+  void retryOnBWhileARunsAttachesAndGetsTheResult() throws Exception {
+    upstream.holdCalls();
+    CompletableFuture<HttpResponse<String>> first =
+        ca.postAsync(McpClient.call(2, "create_ticket", "{\"title\":\"attach\"}"));
+    await("the upstream runs the call", () -> upstream.entered.get() == 1);
+    CompletableFuture<HttpResponse<String>> retry =
+        cb.postAsync(McpClient.call(3, "create_ticket", "{\"title\":\"attach\"}"));
+    await("B's retry attached to A's execution", () -> b.gateStore.waiting.get() == 1);
+    assertThat(retry).isNotDone();
+
+    upstream.release();
+
+    JsonNode onA = McpClient.message(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
+    JsonNode onB = McpClient.message(retry.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
+    assertThat(upstream.executionIds).describedAs(this::records).hasSize(1);
+    assertThat(upstream.sideEffects).hasValue(1);
+    assertThat(onA.path("id").asInt()).isEqualTo(2);
+    assertThat(onB.path("id").asInt()).isEqualTo(3);
+    assertThat(text(onA)).isEqualTo("ticket T-1 created: attach");
+    assertThat(text(onB)).isEqualTo("ticket T-1 created: attach");
+    assertThat(upstream.sideEffects).hasValue(1);
+    assertThat(upstream.entered).hasValue(1);
+  }
+
+  @Test
+  void retryOnBAfterAOwnerDiedMidCallReportsOutcomeUnknownAfterTheLeaseLapses() throws Exception {
+    upstream.holdCalls();
+    CompletableFuture<HttpResponse<String>> first =
+        ca.postAsync(McpClient.call(2, "create_ticket", "{\"title\":\"orphan\"}"));
+    await("the upstream runs the call", () -> upstream.entered.get() == 1);
+    String executionId = upstream.executionIds.get(0);
+    a.kill();
+    long killed = System.nanoTime();
+
+    HttpResponse<String> retry =
+        cb.post(McpClient.call(5, "create_ticket", "{\"title\":\"orphan\"}"));
+    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+
+    assertThat(retry.statusCode()).isEqualTo(200);
+    JsonNode msg = McpClient.message(retry.body());
+    assertThat(msg.path("id").asInt()).isEqualTo(5);
+    assertThat(msg.at("/result/isError").asBoolean()).isTrue();
+    assertThat(msg.at("/result/structuredContent/tally/code").asText())
+        .isEqualTo("OUTCOME_UNKNOWN");
+    assertThat(waitedMs).isLessThan(Replica.LEASE.toMillis() + 10_000);
+    assertThat(b.find(executionId).map(Execution::state)).hasValue(ExecutionState.OUTCOME_UNKNOWN);
+    assertThat(upstream.entered).hasValue(1);
+
+    // The orphaned call finishes upstream: exactly the one side effect, never a second.
+    upstream.release();
+    await("the orphaned call finishes upstream", () -> upstream.sideEffects.get() == 1);
+    first.handle((r, e) -> null).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    HttpResponse<String> again =
+        cb.post(McpClient.call(6, "create_ticket", "{\"title\":\"orphan\"}"));
+    assertThat(McpClient.message(again.body()).at("/result/structuredContent/tally/code").asText())
+        .isEqualTo("OUTCOME_UNKNOWN");
+    assertThat(upstream.sideEffects).hasValue(1);
+    assertThat(upstream.entered).hasValue(1);
+  }
+
+  @Test
+  void sixtyFourIdenticalCallsOverBothReplicasExecuteOnce() throws Exception {
+    upstream.holdCalls();
+    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      McpClient c = i % 2 == 0 ? ca : cb;
+      calls.add(c.postAsync(McpClient.call(100 + i, "create_ticket", "{\"title\":\"crowd\"}")));
+    }
+    await(
+        "63 retries attached to the one running execution",
+        () -> a.gateStore.waiting.get() + b.gateStore.waiting.get() == 63);
+    upstream.release();
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+        .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(upstream.executionIds).describedAs(this::records).hasSize(1);
+    assertThat(upstream.sideEffects).hasValue(1);
+
+    for (int i = 0; i < calls.size(); i++) {
+      HttpResponse<String> r = calls.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(200);
+      JsonNode msg = McpClient.message(r.body());
+      assertThat(msg.path("id").asInt()).isEqualTo(100 + i);
+      assertThat(text(msg)).isEqualTo("ticket T-1 created: crowd");
+    }
+    assertThat(upstream.sideEffects).hasValue(1);
+    assertThat(upstream.entered).hasValue(1);
+  }
+
+  @Test
+  void databaseOutageRefusesWritesLetsReadsThroughAndRecoversWithoutRestart() throws Exception {
+    assertThat(text(McpClient.message(ok(ca, 2, "{\"title\":\"before\"}").body())))
+        .isEqualTo("ticket T-1 created: before");
+    try {
+      pg.stop();
+      for (McpClient c : List.of(ca, cb)) {
+        HttpResponse<String> refused =
+            c.post(McpClient.call(3, "create_ticket", "{\"title\":\"during\"}"));
+        assertThat(refused.statusCode()).isEqualTo(503);
+        assertThat(McpClient.message(refused.body()).at("/error/data/tally/code").asText())
+            .isEqualTo("STORE_UNAVAILABLE");
+      }
+      assertThat(upstream.entered).hasValue(1);
+
+      HttpResponse<String> read = ca.post(McpClient.call(4, "get_ticket", "{\"id\":\"T-1\"}"));
+      assertThat(read.statusCode()).isEqualTo(200);
+      assertThat(text(McpClient.message(read.body()))).isEqualTo("ticket T-1");
+      assertThat(upstream.readCalls).hasValue(1);
+    } finally {
+      pg.start();
+    }
+
+    for (McpClient c : List.of(ca, cb)) {
+      String args = "{\"title\":\"after-" + (c == ca ? "a" : "b") + "\"}";
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      HttpResponse<String> r = c.post(McpClient.call(5, "create_ticket", args));
+      while (r.statusCode() == 503 && System.nanoTime() < deadline) {
+        assertThat(McpClient.message(r.body()).at("/error/data/tally/code").asText())
+            .isEqualTo("STORE_UNAVAILABLE");
+        Thread.sleep(100);
+        r = c.post(McpClient.call(5, "create_ticket", args));
+      }
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(McpClient.message(r.body()).at("/result/isError").asBoolean()).isFalse();
+    }
+    assertThat(upstream.sideEffects).hasValue(3);
+    assertThat(upstream.entered).hasValue(3);
+  }
+
+  private static HttpResponse<String> ok(McpClient c, int id, String args) throws Exception {
+    HttpResponse<String> r = c.post(McpClient.call(id, "create_ticket", args));
+    assertThat(r.statusCode()).isEqualTo(200);
+    return r;
+  }
+
+  /** The records behind the upstream's invocations, for a failure message. */
+  private String records() {
+    StringBuilder sb = new StringBuilder();
+    for (String id : upstream.executionIds) {
+      try {
+        b.find(id)
+            .ifPresentOrElse(
+                e ->
+                    sb.append(e)
+                        .append(" key=")
+                        .append(e.matchKey())
+                        .append(" hold=")
+                        .append(e.holdUntil())
+                        .append(" lease=")
+                        .append(e.lease())
+                        .append(" timeline=")
+                        .append(e.timeline())
+                        .append('\n'),
+                () -> sb.append(id).append(": no record\n"));
+      } catch (Exception e) {
+        sb.append(id).append(": ").append(e).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String text(JsonNode msg) {
+    return msg.at("/result/content/0/text").asText();
+  }
+
+  /** A condition that may throw, checked until it holds. */
+  private interface Check {
+    boolean holds() throws Exception;
+  }
+
+  private static void await(String what, Check check) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!check.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + WAIT + " waiting until " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+}
