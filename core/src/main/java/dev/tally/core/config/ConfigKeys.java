@@ -38,7 +38,8 @@ public final class ConfigKeys {
           "tools.default.unknownOutcome",
           "tools.default.statusTool",
           "tools.default.confirmationRequired",
-          "tools.default.onDisconnect");
+          "tools.default.onDisconnect",
+          "tools.default.replayWindow");
 
   /**
    * The prefixes of variables that belong to core sections; a variable with one of these prefixes

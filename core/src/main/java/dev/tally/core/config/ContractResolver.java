@@ -102,6 +102,18 @@ final class ContractResolver {
               + ", so a retry inside the window can still be replayed");
     }
 
+    Duration replay =
+        pick(own.replayWindow(), base.replayWindow(), ToolContract.DEFAULT_REPLAY_WINDOW);
+    if (replay.compareTo(window) > 0) {
+      t.problemShown(
+          "replayWindow",
+          ConfigValues.formatDuration(replay)
+              + (own.replayWindow() == null ? inherited(base.replayWindow(), baseName) : ""),
+          "at most the attachWindow "
+              + ConfigValues.formatDuration(window)
+              + ": a delivered execution is matched only inside the attach window");
+    }
+
     FingerprintRules rules =
         ToolsSection.rules(
             pick(own.include(), base.include(), null),
@@ -127,7 +139,8 @@ final class ContractResolver {
         unknown,
         statusTool,
         confirm,
-        onDisconnect);
+        onDisconnect,
+        replay);
   }
 
   /** A pointer may appear in at most one of include/exclude, exclude/secrets, exclude/defaults. */

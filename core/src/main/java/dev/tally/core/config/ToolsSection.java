@@ -30,7 +30,8 @@ final class ToolsSection {
           "unknownOutcome",
           "statusTool",
           "confirmationRequired",
-          "onDisconnect");
+          "onDisconnect",
+          "replayWindow");
   static final List<String> FINGERPRINT_KEYS = List.of("include", "exclude", "defaults", "secrets");
 
   static final Duration MAX_WINDOW = Duration.ofDays(3650);
@@ -90,7 +91,8 @@ final class ToolsSection {
             s -> TOOL_NAME.matcher(s).matches() && !s.isBlank(),
             "a tool name of 1-128 characters"),
         t.bool("confirmationRequired", null),
-        t.choice("onDisconnect", null, DisconnectBehaviour.class));
+        t.choice("onDisconnect", null, DisconnectBehaviour.class),
+        t.duration("replayWindow", null, Duration.ZERO, MAX_WINDOW));
   }
 
   /** A list of distinct JSON pointers, or {@code null} when absent. Pointers are shown. */
@@ -149,9 +151,10 @@ final class ToolsSection {
       UnknownOutcomePolicy unknownOutcome,
       String statusTool,
       Boolean confirmationRequired,
-      DisconnectBehaviour onDisconnect) {
+      DisconnectBehaviour onDisconnect,
+      Duration replayWindow) {
     static final Partial EMPTY =
-        new Partial(null, null, null, null, null, null, null, null, null, null, null, null);
+        new Partial(null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   static FingerprintRules rules(

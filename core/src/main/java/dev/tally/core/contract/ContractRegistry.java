@@ -77,7 +77,8 @@ public final class ContractRegistry {
             UnknownOutcomePolicy.defaultFor(c),
             null,
             c != ToolClass.READ_ONLY && base.confirmationRequired(),
-            c == ToolClass.READ_ONLY ? DisconnectBehaviour.CANCEL : base.onDisconnect()));
+            c == ToolClass.READ_ONLY ? DisconnectBehaviour.CANCEL : base.onDisconnect(),
+            base.replayWindow()));
   }
 
   /** The explicitly configured contracts (without learned ones). */

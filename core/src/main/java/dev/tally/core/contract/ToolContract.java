@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param statusTool the tool to call for {@link UnknownOutcomePolicy#STATUS_CHECK}, or {@code null}
  * @param confirmationRequired a human must confirm before dispatch
  * @param onDisconnect what a client disconnect means for an in-flight call
+ * @param replayWindow how long after delivery an identical call without an idempotency key still
+ *     gets the delivered result replayed instead of starting a new execution (zero: never)
  */
 public record ToolContract(
     String tool,
@@ -29,11 +31,18 @@ public record ToolContract(
     UnknownOutcomePolicy unknownOutcome,
     String statusTool,
     boolean confirmationRequired,
-    DisconnectBehaviour onDisconnect) {
+    DisconnectBehaviour onDisconnect,
+    Duration replayWindow) {
 
   public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofMinutes(10);
   public static final Duration DEFAULT_ATTACH_WAIT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_RESULT_RETENTION = Duration.ofHours(24);
+
+  /**
+   * Long enough for the copies of one retry storm (calls sent together, read one after another) to
+   * find the first copy's result; short enough that a deliberate repeat seconds later runs anew.
+   */
+  public static final Duration DEFAULT_REPLAY_WINDOW = Duration.ofSeconds(2);
 
   /** Where a contract came from, in precedence order. */
   public enum Source {
@@ -52,6 +61,38 @@ public record ToolContract(
     Objects.requireNonNull(resultRetention, "resultRetention");
     Objects.requireNonNull(unknownOutcome, "unknownOutcome");
     Objects.requireNonNull(onDisconnect, "onDisconnect");
+    Objects.requireNonNull(replayWindow, "replayWindow");
+    if (replayWindow.isNegative()) {
+      throw new IllegalArgumentException("replayWindow must not be negative");
+    }
+  }
+
+  /** A contract with the default {@link #DEFAULT_REPLAY_WINDOW replay window}. */
+  public ToolContract(
+      String tool,
+      ToolClass toolClass,
+      Source source,
+      FingerprintRules fingerprint,
+      Duration attachWindow,
+      Duration attachWait,
+      Duration resultRetention,
+      UnknownOutcomePolicy unknownOutcome,
+      String statusTool,
+      boolean confirmationRequired,
+      DisconnectBehaviour onDisconnect) {
+    this(
+        tool,
+        toolClass,
+        source,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect,
+        DEFAULT_REPLAY_WINDOW);
   }
 
   /** The safe default: irreversible, reported after an unknown outcome, finished on disconnect. */
@@ -88,7 +129,25 @@ public record ToolContract(
         unknownOutcome,
         statusTool,
         confirmationRequired,
-        onDisconnect);
+        onDisconnect,
+        replayWindow);
+  }
+
+  /** This contract with another replay window. */
+  public ToolContract withReplayWindow(Duration window) {
+    return new ToolContract(
+        tool,
+        toolClass,
+        source,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect,
+        window);
   }
 
   public boolean isReadOnly() {

@@ -81,13 +81,13 @@ public record Execution(
 
   /**
    * Whether this record still holds its match key at {@code now}: a retry with the same key finds
-   * it. Every store applies exactly this rule inside its atomic claim.
+   * it. Every store applies exactly this rule inside its atomic claim. A state that releases the
+   * key ends the hold at once; otherwise {@code holdUntil} does, which a transition may only
+   * shorten (the gate shortens a fingerprint-matched execution's hold to its replay window on
+   * delivery).
    */
   public boolean holdsKey(Instant now) {
     if (state.releasesKey()) {
-      return false;
-    }
-    if (matchKind == MatchKind.FINGERPRINT && state == ExecutionState.DELIVERED) {
       return false;
     }
     return now.isBefore(holdUntil);
@@ -124,7 +124,7 @@ public record Execution(
         intentScope,
         t.to(),
         tl,
-        holdUntil,
+        t.holdUntil() != null && t.holdUntil().isBefore(holdUntil) ? t.holdUntil() : holdUntil,
         t.retainUntil() != null ? t.retainUntil() : retainUntil,
         t.clearLease() ? null : (t.lease() != null ? t.lease() : lease),
         t.targetStatus() != null ? t.targetStatus() : targetStatus,

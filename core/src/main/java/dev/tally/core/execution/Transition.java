@@ -19,7 +19,8 @@ public record Transition(
     ResultRef result,
     byte[] resultBytes,
     Instant retainUntil,
-    boolean awaitingInput) {
+    boolean awaitingInput,
+    Instant holdUntil) {
 
   public Transition {
     Objects.requireNonNull(id, "id");
@@ -30,7 +31,7 @@ public record Transition(
   /** A plain transition with no detail. */
   public static Transition to(Execution e, ExecutionState to, Instant at) {
     return new Transition(
-        e.id(), e.version(), to, at, null, false, null, null, null, null, null, false);
+        e.id(), e.version(), to, at, null, false, null, null, null, null, null, false, null);
   }
 
   public Transition withLease(Lease l) {
@@ -46,7 +47,8 @@ public record Transition(
         result,
         resultBytes,
         retainUntil,
-        awaitingInput);
+        awaitingInput,
+        holdUntil);
   }
 
   public Transition clearingLease() {
@@ -62,7 +64,8 @@ public record Transition(
         result,
         resultBytes,
         retainUntil,
-        awaitingInput);
+        awaitingInput,
+        holdUntil);
   }
 
   public Transition withOutcome(Integer status, RpcError err) {
@@ -78,7 +81,8 @@ public record Transition(
         result,
         resultBytes,
         retainUntil,
-        awaitingInput);
+        awaitingInput,
+        holdUntil);
   }
 
   /**
@@ -98,7 +102,8 @@ public record Transition(
         new ResultRef(bytes.length, true, isError),
         bytes,
         retainUntil,
-        awaitingInput);
+        awaitingInput,
+        holdUntil);
   }
 
   public Transition withRetainUntil(Instant until) {
@@ -114,7 +119,8 @@ public record Transition(
         result,
         resultBytes,
         until,
-        awaitingInput);
+        awaitingInput,
+        holdUntil);
   }
 
   public Transition awaitingInput(boolean awaiting) {
@@ -130,7 +136,29 @@ public record Transition(
         result,
         resultBytes,
         retainUntil,
-        awaiting);
+        awaiting,
+        holdUntil);
+  }
+
+  /**
+   * Shortens how long the record holds its match key to {@code until} (a store keeps the earlier of
+   * this and the record's current {@code holdUntil}: a hold never grows back).
+   */
+  public Transition withHoldUntil(Instant until) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        lease,
+        clearLease,
+        targetStatus,
+        error,
+        result,
+        resultBytes,
+        retainUntil,
+        awaitingInput,
+        until);
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
+import dev.tally.core.execution.Transition;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
@@ -197,6 +198,23 @@ public final class Gate implements AutoCloseable {
         TallyError.of(
             TallyError.Code.STORE_UNAVAILABLE,
             "the execution store cannot record this call now; nothing was sent, retry later"));
+  }
+
+  /**
+   * Records that a replayed result was written to its client. An execution whose first delivery
+   * failed ({@code completed_not_delivered}) becomes {@code delivered}; any other state is left
+   * alone (a {@code completed} one is still being settled by its owner). Completes with the
+   * execution as it now stands and never fails: a lost race or a store error leaves the record as
+   * it was, which is safe (it keeps replaying).
+   */
+  public CompletionStage<Execution> replayDelivered(Execution e) {
+    if (e.state() != ExecutionState.COMPLETED_NOT_DELIVERED) {
+      return CompletableFuture.completedFuture(e);
+    }
+    Transition t =
+        Deliveries.transition(
+            e, ExecutionState.DELIVERED, contracts.resolve(e.tool()), clock.instant());
+    return store.transition(t).exceptionally(err -> e);
   }
 
   public ContractRegistry contracts() {

@@ -161,7 +161,7 @@ final class InFlightExecution implements InFlight {
             // Failed, unknown or already settled: delivery says nothing new.
             return CompletableFuture.completedFuture(e);
           }
-          return store.transition(Transition.to(e, to, now()));
+          return store.transition(Deliveries.transition(e, to, contract(), now()));
         },
         false);
   }

@@ -235,6 +235,21 @@ class ToolsSectionTest {
   }
 
   @Test
+  void replayWindowDefaultsToTwoSecondsAndIsInheritedAndBounded() {
+    ToolsConfig cfg =
+        tools("tools:\n  default: {replayWindow: 500ms}\n  t: {}\n  u: {replayWindow: 0s}\n");
+    assertThat(cfg.tools().get("t").replayWindow()).isEqualTo(Duration.ofMillis(500));
+    assertThat(cfg.tools().get("u").replayWindow()).isZero();
+    assertThat(tools("tools:\n  t: {}\n").tools().get("t").replayWindow())
+        .isEqualTo(ToolContract.DEFAULT_REPLAY_WINDOW);
+    assertThat(problems("tools:\n  t: {attachWindow: 1m, replayWindow: 2m}\n"))
+        .containsExactly(
+            "tools.t.replayWindow: 2m (expected: at most the attachWindow 1m: a delivered"
+                + " execution is matched only inside the attach window)");
+    assertThat(problems("tools:\n  t: {replayWindow: -1s}\n")).hasSize(1);
+  }
+
+  @Test
   void durationsAcceptShortAndIsoSyntaxWithBounds() {
     ToolContract c =
         tools("tools:\n  t: {attachWindow: PT15M, attachWait: 0s, resultRetention: P30D}\n")
@@ -324,7 +339,7 @@ class ToolsSectionTest {
         .containsExactly(
             "tools.t.attachWindo: unknown key (did you mean attachWindow?) (expected one of:"
                 + " class, fingerprint, attachWindow, attachWait, resultRetention, unknownOutcome,"
-                + " statusTool, confirmationRequired, onDisconnect)",
+                + " statusTool, confirmationRequired, onDisconnect, replayWindow)",
             "tools.t.fingerprint.exclud: unknown key (did you mean exclude?) (expected one of:"
                 + " include, exclude, defaults, secrets)");
   }

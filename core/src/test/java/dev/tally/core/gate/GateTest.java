@@ -128,7 +128,7 @@ class GateTest {
   }
 
   @Test
-  void deliveredExecutionReleasesFingerprintSoAnIdenticalCallIsANewAction() {
+  void deliveredExecutionReleasesFingerprintAfterTheReplayWindowSoAnIdenticalCallIsANewAction() {
     Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"a\"}"));
     first
         .inFlight()
@@ -136,6 +136,7 @@ class GateTest {
         .toCompletableFuture()
         .join();
     first.inFlight().delivered().toCompletableFuture().join();
+    clock.advance(ToolContract.DEFAULT_REPLAY_WINDOW);
 
     Decision second = admit(call("create_ticket", "{\"title\":\"a\"}"));
     assertThat(second).isInstanceOf(Decision.Dispatch.class);

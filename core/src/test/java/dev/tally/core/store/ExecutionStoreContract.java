@@ -170,13 +170,51 @@ public abstract class ExecutionStoreContract {
     assertThat(await(store.findHolder(key, clock.instant()))).contains(next);
   }
 
+  /** {@code e} moved to delivered with its hold shortened to {@code holdFor} from then. */
+  protected Execution deliveredHolding(Execution completed, Duration holdFor) {
+    Instant at = clock.advance(Duration.ofSeconds(1));
+    return await(
+        store.transition(
+            Transition.to(completed, ExecutionState.DELIVERED, at)
+                .withHoldUntil(at.plus(holdFor))));
+  }
+
   @Test
-  void deliveredFingerprintMatchReleasesTheKey() {
+  void deliveredFingerprintMatchHoldsTheKeyOnlyForItsShortenedHold() {
     String key = Executions.uniqueKey();
-    reach(ExecutionState.DELIVERED, candidate().matchKey(key).kind(MatchKind.FINGERPRINT));
+    Execution completed =
+        reach(ExecutionState.COMPLETED, candidate().matchKey(key).kind(MatchKind.FINGERPRINT));
+    Execution delivered = deliveredHolding(completed, Duration.ofSeconds(2));
+
+    assertThat(delivered.holdUntil())
+        .isEqualTo(delivered.at(ExecutionState.DELIVERED).plusSeconds(2));
+    assertThat(await(store.findHolder(key, clock.instant()))).contains(delivered);
+    assertThat(await(store.claim(candidate().matchKey(key).build(), clock.instant())))
+        .isEqualTo(new Claim.Existing(delivered));
+
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(await(store.findHolder(key, clock.instant()))).isEmpty();
+    claimed(candidate().matchKey(key).kind(MatchKind.FINGERPRINT));
+  }
+
+  @Test
+  void deliveredWithAZeroHoldReleasesTheKeyAtOnce() {
+    String key = Executions.uniqueKey();
+    Execution completed =
+        reach(ExecutionState.COMPLETED, candidate().matchKey(key).kind(MatchKind.FINGERPRINT));
+    deliveredHolding(completed, Duration.ZERO);
 
     assertThat(await(store.findHolder(key, clock.instant()))).isEmpty();
     claimed(candidate().matchKey(key).kind(MatchKind.FINGERPRINT));
+  }
+
+  @Test
+  void aTransitionNeverLengthensTheHold() {
+    Execution completed = reach(ExecutionState.COMPLETED, candidate());
+    Execution delivered = deliveredHolding(completed, Duration.ofDays(365));
+
+    assertThat(delivered.holdUntil()).isEqualTo(completed.holdUntil());
+    assertThat(found(delivered.id()).holdUntil()).isEqualTo(completed.holdUntil());
   }
 
   @Test
@@ -732,7 +770,9 @@ public abstract class ExecutionStoreContract {
                 true));
     Execution released = reach(ExecutionState.FAILED, candidate());
     Execution fpDelivered =
-        reach(ExecutionState.DELIVERED, candidate().kind(MatchKind.FINGERPRINT));
+        deliveredHolding(
+            reach(ExecutionState.COMPLETED, candidate().kind(MatchKind.FINGERPRINT)),
+            Duration.ZERO);
 
     reopenOrSkip();
 

@@ -1,7 +1,6 @@
 package dev.tally.store.postgres;
 
 import dev.tally.core.execution.ExecutionState;
-import dev.tally.core.execution.MatchKind;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -23,11 +22,7 @@ final class Sql {
               .filter(ExecutionState::releasesKey)
               .map(s -> "'" + s.wireName() + "'")
               .collect(Collectors.joining(", "))
-          + ") AND NOT (e.match_kind = '"
-          + Rows.wire(MatchKind.FINGERPRINT)
-          + "' AND e.state = '"
-          + ExecutionState.DELIVERED.wireName()
-          + "'))";
+          + "))";
 
   /** {@link dev.tally.core.execution.Execution#holdsKey} at {@code $1} for the row in alias e. */
   static final String HOLDS = "(" + MAY_HOLD + " AND $1 < e.hold_until)";
@@ -88,7 +83,9 @@ final class Sql {
 
   /**
    * A transition as compare-and-set on the version, with the new column values computed in Java.
-   * When the new state releases the key ($17), the holder row goes in the same statement.
+   * When the new state releases the key ($17), the holder row goes in the same statement; when the
+   * hold was shortened ($19 hold until, e.g. a delivered execution's replay window), the holder
+   * row's hold shrinks with it.
    *
    * <p>$1 id, $2 expected version, $3.. new values, $15 replace result bytes?, $16 bytes.
    */
@@ -100,12 +97,16 @@ final class Sql {
           error_code = $10, error_message = $11, result_size = $12, result_retained = $13,
           result_is_error = $14,
           result = CASE WHEN $15::boolean THEN $16::bytea ELSE result END,
-          awaiting_input = $18
+          awaiting_input = $18, hold_until = $19
         WHERE id = $1 AND version = $2
         RETURNING id, match_key
       ), released AS (
         DELETE FROM tally_holders h USING updated u
         WHERE $17::boolean AND h.match_key = u.match_key AND h.execution_id = u.id
+      ), shortened AS (
+        UPDATE tally_holders h SET hold_until = $19 FROM updated u
+        WHERE NOT $17::boolean AND h.match_key = u.match_key AND h.execution_id = u.id
+          AND h.hold_until > $19
       )
       SELECT count(*) FROM updated
       """;

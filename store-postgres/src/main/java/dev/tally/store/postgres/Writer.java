@@ -3,9 +3,7 @@ package dev.tally.store.postgres;
 import com.github.benmanes.caffeine.cache.Cache;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
-import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
-import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.ResultRef;
 import dev.tally.core.execution.RpcError;
 import dev.tally.core.execution.Transition;
@@ -164,7 +162,8 @@ final class Writer {
             .addValue(replaceBytes)
             .addValue(kept == null ? null : Buffer.buffer(kept))
             .addValue(release)
-            .addValue(next.awaitingInput());
+            .addValue(next.awaitingInput())
+            .addValue(Rows.time(next.holdUntil()));
     return db.run(Sql.TRANSITION, p)
         .compose(
             rows -> {
@@ -235,8 +234,7 @@ final class Writer {
 
   /** Whether the record can hold its key at some instant (see {@link Sql#MAY_HOLD}). */
   static boolean mayHoldKey(Execution e) {
-    return !e.state().releasesKey()
-        && !(e.matchKind() == MatchKind.FINGERPRINT && e.state() == ExecutionState.DELIVERED);
+    return !e.state().releasesKey();
   }
 
   private static Transition withResult(Transition t, ResultRef ref) {
@@ -252,6 +250,7 @@ final class Writer {
         ref,
         t.resultBytes(),
         t.retainUntil(),
-        t.awaitingInput());
+        t.awaitingInput(),
+        t.holdUntil());
   }
 }

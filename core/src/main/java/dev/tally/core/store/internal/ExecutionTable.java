@@ -97,9 +97,11 @@ public final class ExecutionTable {
    * Whether a record must never be evicted: it is not terminal (in flight, or its result may still
    * be delivered), or its state lets it hold its match key. Dropping such a record could turn a
    * retry into a second action. Only {@code failed}, {@code cancelled}, {@code expired} and a
-   * fingerprint-matched {@code delivered} record are unpinned; the state alone decides, so a record
-   * never goes back from unpinned to pinned. A pinned record whose hold ran out by time leaves
-   * through {@link #purge}.
+   * fingerprint-matched {@code delivered} record are unpinned (the latter holds its key only for
+   * the contract's short replay window, and losing it under memory pressure costs a replay, not
+   * safety: its caller already has the result); the state alone decides, so a record never goes
+   * back from unpinned to pinned. A pinned record whose hold ran out by time leaves through {@link
+   * #purge}.
    */
   public static boolean isPinned(Execution e) {
     return Slot.isPinned(e);

@@ -23,7 +23,8 @@ final class Records {
         ref,
         t.resultBytes(),
         t.retainUntil(),
-        t.awaitingInput());
+        t.awaitingInput(),
+        t.holdUntil());
   }
 
   /** {@code e} with a new lease and awaiting-input flag, at version + 1, in the same state. */

@@ -24,12 +24,14 @@ record Slot(Execution execution, byte[] result, int weight, boolean pinned) {
    * Execution#holdsKey(java.time.Instant)}).
    */
   static boolean mayHoldKey(Execution e) {
-    return !e.state().releasesKey()
-        && !(e.matchKind() == MatchKind.FINGERPRINT && e.state() == ExecutionState.DELIVERED);
+    return !e.state().releasesKey();
   }
 
   /** See {@link ExecutionTable#isPinned(Execution)}. */
   static boolean isPinned(Execution e) {
+    if (e.matchKind() == MatchKind.FINGERPRINT && e.state() == ExecutionState.DELIVERED) {
+      return false;
+    }
     return !e.state().isTerminal() || mayHoldKey(e);
   }
 

@@ -1,0 +1,180 @@
+package dev.tally.core.gate;
+
+import static dev.tally.core.gate.GateTest.KEYS;
+import static dev.tally.core.gate.GateTest.admit;
+import static dev.tally.core.gate.GateTest.call;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.contract.ToolClass;
+import dev.tally.core.contract.ToolContract;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.testing.MutableClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A delivered key-less execution keeps answering identical calls for its replay window only. */
+class GateReplayWindowTest {
+  private static final String ARGS = "{\"title\":\"a\"}";
+
+  MutableClock clock;
+  ExecutionStore store;
+  Gate gate;
+
+  @BeforeEach
+  void setUp() {
+    clock = GateFixtures.clock();
+    store = GateFixtures.memoryStore(clock);
+    ToolContract ticket =
+        ToolContract.of("create_ticket", ToolClass.IRREVERSIBLE, ToolContract.Source.CONFIGURATION)
+            .withReplayWindow(Duration.ofSeconds(3));
+    ToolContract noWindow =
+        ToolContract.of("send_mail", ToolClass.IRREVERSIBLE, ToolContract.Source.CONFIGURATION)
+            .withReplayWindow(Duration.ZERO);
+    ToolContract deploy =
+        ToolContract.of("deploy", ToolClass.KEYED, ToolContract.Source.CONFIGURATION)
+            .withReplayWindow(Duration.ZERO);
+    gate =
+        Gate.create(
+            GateOptions.defaults("owner-a"),
+            store,
+            ContractRegistry.of(
+                Map.of("create_ticket", ticket, "send_mail", noWindow, "deploy", deploy),
+                ToolContract.defaultFor("default")),
+            KEYS,
+            h -> "anonymous",
+            clock);
+  }
+
+  @AfterEach
+  void tearDown() {
+    gate.close();
+    store.close();
+  }
+
+  @Test
+  void anIdenticalCallInsideTheWindowReplaysTheDeliveredResult() {
+    InFlight first = deliveredCall("create_ticket", ARGS);
+    clock.advance(Duration.ofMillis(2_999));
+
+    Decision retry = admit(gate, call("create_ticket", ARGS));
+
+    assertThat(retry).isInstanceOf(Decision.Replay.class);
+    Decision.Replay replay = (Decision.Replay) retry;
+    assertThat(replay.execution().id()).isEqualTo(first.id());
+    assertThat(replay.execution().state()).isEqualTo(ExecutionState.DELIVERED);
+    assertThat(new String(replay.result(), StandardCharsets.UTF_8)).isEqualTo("{\"n\":1}");
+  }
+
+  @Test
+  void anIdenticalCallAfterTheWindowIsANewExecution() {
+    InFlight first = deliveredCall("create_ticket", ARGS);
+    clock.advance(Duration.ofSeconds(3));
+
+    Decision next = admit(gate, call("create_ticket", ARGS));
+
+    assertThat(next).isInstanceOf(Decision.Dispatch.class);
+    assertThat(((Decision.Dispatch) next).inFlight().id()).isNotEqualTo(first.id());
+  }
+
+  @Test
+  void aZeroWindowReleasesTheFingerprintOnDelivery() {
+    InFlight first = deliveredCall("send_mail", ARGS);
+
+    Decision next = admit(gate, call("send_mail", ARGS));
+
+    assertThat(next).isInstanceOf(Decision.Dispatch.class);
+    assertThat(((Decision.Dispatch) next).inFlight().id()).isNotEqualTo(first.id());
+  }
+
+  @Test
+  void aKeyedExecutionKeepsItsKeyAfterDeliveryWhateverTheWindow() {
+    String keyed = "{\"env\":\"prod\",\"idempotencyKey\":\"release-42\"}";
+    InFlight first = deliveredCall("deploy", keyed);
+    clock.advance(Duration.ofHours(1));
+
+    Decision retry = admit(gate, call("deploy", keyed));
+
+    assertThat(retry).isInstanceOf(Decision.Replay.class);
+    assertThat(((Decision.Replay) retry).execution().id()).isEqualTo(first.id());
+  }
+
+  @Test
+  void aDifferentCallInsideTheWindowIsNotAffected() {
+    deliveredCall("create_ticket", ARGS);
+
+    Decision other = admit(gate, call("create_ticket", "{\"title\":\"b\"}"));
+
+    assertThat(other).isInstanceOf(Decision.Dispatch.class);
+  }
+
+  @Test
+  void aReplayThatReachesItsClientRecordsTheDeliveryAndStartsTheWindow() {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
+    d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
+    d.inFlight().notDelivered().toCompletableFuture().join();
+    clock.advance(Duration.ofMinutes(1));
+    Decision.Replay replay = (Decision.Replay) admit(gate, call("create_ticket", ARGS));
+    assertThat(replay.execution().state()).isEqualTo(ExecutionState.COMPLETED_NOT_DELIVERED);
+
+    Execution after = gate.replayDelivered(replay.execution()).toCompletableFuture().join();
+
+    assertThat(after.state()).isEqualTo(ExecutionState.DELIVERED);
+    assertThat(after.holdUntil()).isEqualTo(clock.instant().plusSeconds(3));
+    assertThat(stored(d.inFlight().id().value()).state()).isEqualTo(ExecutionState.DELIVERED);
+    clock.advance(Duration.ofSeconds(3));
+    assertThat(admit(gate, call("create_ticket", ARGS))).isInstanceOf(Decision.Dispatch.class);
+  }
+
+  @Test
+  void aReplayOfAnExecutionInAnyOtherStateChangesNothing() {
+    InFlight first = deliveredCall("create_ticket", ARGS);
+    Decision.Replay replay = (Decision.Replay) admit(gate, call("create_ticket", ARGS));
+    long version = replay.execution().version();
+
+    Execution after = gate.replayDelivered(replay.execution()).toCompletableFuture().join();
+
+    assertThat(after.version()).isEqualTo(version);
+    assertThat(stored(first.id().value()).version()).isEqualTo(version);
+  }
+
+  @Test
+  void aLostRaceWhileRecordingAReplayedDeliveryIsHarmless() {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
+    d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
+    d.inFlight().notDelivered().toCompletableFuture().join();
+    Decision.Replay a = (Decision.Replay) admit(gate, call("create_ticket", ARGS));
+    Decision.Replay b = (Decision.Replay) admit(gate, call("create_ticket", ARGS));
+
+    Execution first = gate.replayDelivered(a.execution()).toCompletableFuture().join();
+    Execution second = gate.replayDelivered(b.execution()).toCompletableFuture().join();
+
+    assertThat(first.state()).isEqualTo(ExecutionState.DELIVERED);
+    assertThat(second.state()).isEqualTo(ExecutionState.COMPLETED_NOT_DELIVERED);
+    assertThat(stored(d.inFlight().id().value()).state()).isEqualTo(ExecutionState.DELIVERED);
+  }
+
+  private InFlight deliveredCall(String tool, String args) {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call(tool, args));
+    d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
+    d.inFlight().delivered().toCompletableFuture().join();
+    return d.inFlight();
+  }
+
+  private Execution stored(String id) {
+    Optional<Execution> e = store.find(ExecutionId.parse(id)).toCompletableFuture().join();
+    return e.orElseThrow();
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
