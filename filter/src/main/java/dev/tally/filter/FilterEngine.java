@@ -193,6 +193,8 @@ final class FilterEngine {
     } else if (decision instanceof Decision.Replay r) {
       Answers.result(
           req, res, settings.framing(), ToolResults.replay(id, r.execution(), r.result()));
+      // Written and flushed without an error: a result whose first delivery failed has now arrived.
+      gate.replayDelivered(r.execution());
     } else if (decision instanceof Decision.Respond r) {
       Answers.result(
           req, res, settings.framing(), ToolResults.respond(id, r.code(), r.execution()));

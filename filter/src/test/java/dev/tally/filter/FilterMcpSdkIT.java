@@ -133,6 +133,8 @@ class FilterMcpSdkIT {
     assertThat(replay.path("result").path("_meta").path("dev.tally/replay").path("state").asText())
         .isEqualTo("completed_not_delivered");
     assertThat(app.writes.get()).isEqualTo(1);
+    // The replay reached the client: the execution is delivered now, not left undelivered.
+    awaitState(SdkApp.WRITE, ExecutionState.DELIVERED);
   }
 
   @Test

@@ -17,6 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -142,6 +145,42 @@ public abstract class AdapterScenarioSuite {
       assertThat(r.path("result").path("content")).isEqualTo(content);
     }
     assertThat(sideEffects() - before).isEqualTo(1);
+  }
+
+  @Test
+  void keylessRetryStormRunsOnceAndEveryCopyGetsTheResult() throws Exception {
+    int before = sideEffects();
+    ObjectNode args = args("storm-" + UUID.randomUUID());
+    List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    try {
+      for (int i = 0; i < 16; i++) {
+        calls.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return call(writeTool(), args, Map.of());
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                },
+                pool));
+      }
+      List<JsonNode> results = new ArrayList<>();
+      for (CompletableFuture<JsonNode> f : calls) {
+        results.add(f.get(60, TimeUnit.SECONDS));
+      }
+      // A late copy, sent after the others were answered (and so after delivery).
+      results.add(call(writeTool(), args, Map.of()));
+      JsonNode content = results.get(0).path("result").path("content");
+      assertThat(content.isArray()).isTrue();
+      for (JsonNode r : results) {
+        assertThat(r.path("result").path("content")).isEqualTo(content);
+      }
+      assertThat(sideEffects() - before).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
