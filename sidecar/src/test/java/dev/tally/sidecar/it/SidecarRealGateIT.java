@@ -117,6 +117,8 @@ class SidecarRealGateIT {
     assertThat(late.body()).contains("\"id\":50").contains("dev.tally/replay").contains(id);
     assertThat(h.upstream.sideEffects).hasValue(1);
     assertThat(h.upstream.idempotencyKeys).containsExactly(id);
+    // The replays reached their clients: the execution is recorded as delivered.
+    awaitState(id, ExecutionState.DELIVERED);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.ToolCall;
@@ -22,6 +23,9 @@ public interface Admission {
     return 0;
   }
 
+  /** A replay of {@code e} was written to its client (see {@link Gate#replayDelivered}). */
+  default void replayDelivered(Execution e) {}
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -38,6 +42,11 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
+      }
+
+      @Override
+      public void replayDelivered(Execution e) {
+        gate.replayDelivered(e);
       }
     };
   }

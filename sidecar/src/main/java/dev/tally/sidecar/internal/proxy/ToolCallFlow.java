@@ -109,7 +109,13 @@ final class ToolCallFlow {
     } else if (d instanceof Decision.Dispatch dispatch) {
       dispatch(dispatch.inFlight());
     } else if (d instanceof Decision.Replay r) {
-      answer(ToolResults.replay(id, r.execution(), r.result()));
+      answer(
+          ToolResults.replay(id, r.execution(), r.result()),
+          ok -> {
+            if (ok) {
+              proxy.admission.replayDelivered(r.execution());
+            }
+          });
     } else if (d instanceof Decision.Attach a) {
       Future.fromCompletionStage(a.settled(), context)
           .onComplete(
@@ -125,14 +131,14 @@ final class ToolCallFlow {
                 }
               });
     } else if (d instanceof Decision.Respond r) {
-      answer(ToolResults.respond(id, r.code(), r.execution()));
+      answer(ToolResults.respond(id, r.code(), r.execution()), Delivery.NONE);
     } else if (d instanceof Decision.Refuse r) {
       Replies.refuse(resp, id, r.error());
     }
   }
 
   /** A complete answer from Tally, as JSON or as a one-event SSE stream like the upstream's. */
-  private void answer(byte[] bytes) {
+  private void answer(byte[] bytes, Delivery delivery) {
     HttpServerResponse resp = req.response();
     String accept = req.getHeader(HttpHeaders.ACCEPT);
     boolean sse =
@@ -140,10 +146,11 @@ final class ToolCallFlow {
             || !MediaTypes.accepts(accept, MediaTypes.JSON)
                 && MediaTypes.accepts(accept, MediaTypes.SSE);
     if (!sse) {
-      Replies.json(resp, 200, bytes);
+      Replies.json(resp, 200, bytes).onComplete(ar -> delivery.written(ar.succeeded()));
       return;
     }
     if (resp.closed()) {
+      delivery.written(false);
       return;
     }
     StreamBuffer b = proxy.streams.open(req.getHeader("Mcp-Session-Id"));
@@ -158,7 +165,7 @@ final class ToolCallFlow {
     ResponseSink sink = new ResponseSink(resp);
     b.attach(sink);
     resp.closeHandler(v -> b.detach(sink));
-    b.append(SseEvent.data(bytes), Delivery.NONE);
+    b.append(SseEvent.data(bytes), delivery);
     b.end();
   }
 
