@@ -19,6 +19,7 @@ public final class Proxy {
   final Admission admission;
   final JsonRpc json;
   final RequestScanner requests;
+  final BatchSplitter batches;
   final ResponseScanner responses;
   final ToolSchemas schemas;
   final StreamRegistry streams;
@@ -40,6 +41,7 @@ public final class Proxy {
     this.admission = admission;
     this.json = JsonRpc.create(options.maxJsonDepth());
     this.requests = RequestScanner.create(json);
+    this.batches = BatchSplitter.create(json, options.maxBatchSize());
     this.responses = ResponseScanner.create(json);
     this.schemas = ToolSchemas.create(admission.contracts());
     this.streams =
