@@ -84,14 +84,14 @@ class SidecarBadInputIT {
   }
 
   @Test
-  void batchWithToolsCallIsRefusedWithAClearMessage() throws Exception {
+  void batchFromAVersionWithoutBatchingIsRefusedWithAClearMessage() throws Exception {
     HttpResponse<String> r =
         raw.post(
             "["
                 + RawMcp.call(1, "create_ticket", "{}")
                 + ",{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]");
     assertRefused(r, 400, -32600, "INVALID_REQUEST");
-    assertThat(r.body()).contains("send each tools/call as its own request");
+    assertThat(r.body()).contains("from 2025-06-18 on").contains("send each message as its own");
   }
 
   @Test

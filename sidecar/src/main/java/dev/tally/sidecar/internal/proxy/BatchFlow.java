@@ -15,10 +15,10 @@ import java.util.List;
 
 /**
  * A POST whose body is a JSON-RPC batch (docs/tool-results.md, "Batches"). Batches belong to
- * protocol 2025-03-26 only (removed in 2025-06-18); later versions are refused. A batch without a
- * {@code tools/call} and without a bad element passes through unchanged. Otherwise it is split:
- * each {@code tools/call} goes through the gate on its own ({@link BatchCall}), concurrently; the
- * other elements are forwarded singly ({@link BatchForward}); bad elements get their own error. The
+ * protocol 2025-03-26 only (removed in 2025-06-18); later versions are refused. A batch is split:
+ * notifications and client responses are forwarded first, singly and in order; then each {@code
+ * tools/call} goes through the gate on its own ({@link BatchCall}) and every other request is
+ * forwarded singly ({@link BatchForward}), all concurrently; bad elements get their own error. The
  * client gets one JSON array holding a response per request, in request order, and each dispatched
  * execution records {@code delivered} (or {@code completed_not_delivered}) only once that array was
  * written (or could not be).
@@ -63,22 +63,26 @@ final class BatchFlow {
       Replies.refuse(req.response(), null, split.code(), split.error());
       return;
     }
-    if (!split.needsSplitting()) {
-      Forwarder.forward(
-          proxy,
-          req,
-          body,
-          null,
-          new Relay.Mode(null, false, PostFlow.primingFor(proxy, req, false)),
-          proxy.options.upstreamTimeout().toMillis());
-      return;
-    }
     Context context = Vertx.currentContext();
-    List<Future<BatchAnswer>> parts = new ArrayList<>(split.elements().size());
-    for (BatchElement e : split.elements()) {
-      parts.add(start(proxy, req, context, bytes, e));
+    List<BatchElement> elements = split.elements();
+    // Notifications and responses first, in order (notifications/initialized before a request).
+    Future<Void> first = Future.succeededFuture();
+    for (BatchElement e : elements) {
+      if (e.kind() == BatchElement.Kind.NOTIFICATION || e.kind() == BatchElement.Kind.RESPONSE) {
+        first =
+            first.compose(
+                v -> BatchForward.send(proxy, req, bytes, e.offset(), e.length(), null).mapEmpty());
+      }
     }
-    Future.join(parts).onComplete(v -> write(req.response(), parts));
+    first.onComplete(
+        v -> {
+          // Then every request at once: the gate decides the batch's calls concurrently.
+          List<Future<BatchAnswer>> parts = new ArrayList<>(elements.size());
+          for (BatchElement e : elements) {
+            parts.add(start(proxy, req, context, bytes, e));
+          }
+          Future.join(parts).onComplete(w -> write(req.response(), parts));
+        });
   }
 
   private static Future<BatchAnswer> start(
@@ -99,8 +103,7 @@ final class BatchFlow {
               e.length(),
               e.id(),
               JsonRpc.TOOLS_LIST.equals(e.method()) ? new LearnTap(proxy, e.id()) : null);
-      case NOTIFICATION, RESPONSE ->
-          BatchForward.send(proxy, req, bytes, e.offset(), e.length(), null);
+      case NOTIFICATION, RESPONSE -> Future.succeededFuture(BatchAnswer.NONE);
     };
   }
 

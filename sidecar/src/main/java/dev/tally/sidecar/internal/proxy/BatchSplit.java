@@ -19,14 +19,4 @@ record BatchSplit(List<BatchElement> elements, TallyError.Code code, String erro
   boolean refused() {
     return code != null;
   }
-
-  /** Whether any element needs the gate or an answer of Tally's own (else the batch can pass). */
-  boolean needsSplitting() {
-    for (BatchElement e : elements) {
-      if (e.kind() == BatchElement.Kind.TOOLS_CALL || e.kind() == BatchElement.Kind.INVALID) {
-        return true;
-      }
-    }
-    return false;
-  }
 }

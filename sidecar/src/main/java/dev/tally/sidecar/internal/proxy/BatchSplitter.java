@@ -177,6 +177,11 @@ final class BatchSplitter {
     if (!method.isTextual()) {
       return BatchElement.invalid(index, id, "/method must be a string");
     }
+    if ("initialize".equals(method.textValue())) {
+      // Its answer carries the new session's header, which a merged answer cannot.
+      return BatchElement.invalid(
+          index, id, "is an initialize request, which must not be part of a batch");
+    }
     if (JsonRpc.TOOLS_CALL.equals(method.textValue())) {
       // ToolCallBody names what is wrong with a call (a missing id included).
       return new BatchElement(

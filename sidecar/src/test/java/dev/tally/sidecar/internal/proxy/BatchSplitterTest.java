@@ -43,16 +43,6 @@ class BatchSplitterTest {
     assertThat(slice(body, e.get(1)))
         .isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/list\"}");
     assertThat(slice(body, e.get(3))).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
-    assertThat(s.needsSplitting()).isTrue();
-  }
-
-  @Test
-  void batchWithoutToolsCallOrBadElementNeedsNoSplitting() {
-    BatchSplit s =
-        split(
-            "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
-                + "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]");
-    assertThat(s.needsSplitting()).isFalse();
   }
 
   @Test
@@ -92,6 +82,17 @@ class BatchSplitterTest {
     assertThat(e.error()).contains("duplicate member \"method\"");
     assertThat(e.id().intValue()).isEqualTo(1);
     assertThat(s.elements().get(1).kind()).isEqualTo(BatchElement.Kind.REQUEST);
+  }
+
+  @Test
+  void initializeIsRefusedInsideABatch() {
+    BatchElement e =
+        split("[{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}]")
+            .elements()
+            .get(0);
+    assertThat(e.kind()).isEqualTo(BatchElement.Kind.INVALID);
+    assertThat(e.error()).contains("must not be part of a batch");
+    assertThat(e.id().intValue()).isZero();
   }
 
   @Test
