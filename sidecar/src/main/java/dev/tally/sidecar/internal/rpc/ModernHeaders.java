@@ -1,6 +1,7 @@
 package dev.tally.sidecar.internal.rpc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.mcp.Base64Sentinel;
 import dev.tally.core.mcp.Headers;
 import java.math.BigDecimal;
 
@@ -44,7 +45,7 @@ public final class ModernHeaders {
     if (rawName == null) {
       return "Header mismatch: required header Mcp-Name is missing";
     }
-    String name = HeaderValues.decode(rawName);
+    String name = decode(rawName);
     if (name == null) {
       return "Header mismatch: Mcp-Name has invalid characters or a malformed Base64 value";
     }
@@ -68,7 +69,7 @@ public final class ModernHeaders {
       if (raw == null) {
         return "Header mismatch: required header " + header + " is missing";
       }
-      String decoded = HeaderValues.decode(raw);
+      String decoded = decode(raw);
       if (decoded == null) {
         return "Header mismatch: " + header + " has invalid characters or a malformed Base64 value";
       }
@@ -77,6 +78,14 @@ public final class ModernHeaders {
       }
     }
     return null;
+  }
+
+  /**
+   * The value a {@code Mcp-Name} or {@code Mcp-Param-*} header carries, or {@code null} when it has
+   * invalid characters or a malformed Base64 sentinel.
+   */
+  private static String decode(String raw) {
+    return Base64Sentinel.isLegalHeaderValue(raw) ? Base64Sentinel.decode(raw).orElse(null) : null;
   }
 
   private static boolean matches(String header, JsonNode v) {
