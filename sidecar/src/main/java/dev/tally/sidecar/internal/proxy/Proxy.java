@@ -1,10 +1,10 @@
 package dev.tally.sidecar.internal.proxy;
 
+import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.internal.rpc.JsonRpc;
 import dev.tally.sidecar.internal.rpc.RequestScanner;
 import dev.tally.sidecar.internal.rpc.ResponseScanner;
-import dev.tally.sidecar.internal.rpc.ToolSchemas;
 import dev.tally.sidecar.internal.stream.StreamLimits;
 import dev.tally.sidecar.internal.stream.StreamRegistry;
 import java.time.InstantSource;
@@ -21,7 +21,10 @@ public final class Proxy {
   final RequestScanner requests;
   final BatchSplitter batches;
   final ResponseScanner responses;
-  final ToolSchemas schemas;
+
+  /** {@code x-mcp-header} parameters learned from {@code tools/list} answers. */
+  final ToolParamHeaders schemas;
+
   final StreamRegistry streams;
   final Upstream upstream;
   final Origins origins;
@@ -43,7 +46,7 @@ public final class Proxy {
     this.requests = RequestScanner.create(json);
     this.batches = BatchSplitter.create(json, options.maxBatchSize());
     this.responses = ResponseScanner.create(json);
-    this.schemas = ToolSchemas.create(admission.contracts());
+    this.schemas = ToolParamHeaders.create();
     this.streams =
         StreamRegistry.create(
             new StreamLimits(

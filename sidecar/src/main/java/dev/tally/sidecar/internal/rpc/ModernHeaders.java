@@ -3,7 +3,10 @@ package dev.tally.sidecar.internal.rpc;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.mcp.Base64Sentinel;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.ToolParamHeaders;
 import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Validates the 2026-07-28 request metadata headers against the body ("Server Validation" in the
@@ -35,7 +38,7 @@ public final class ModernHeaders {
 
   /** All checks for a {@code tools/call}. */
   public static String checkToolCall(
-      Headers headers, ToolCallBody body, ToolSchemas schemas, String protocolVersion) {
+      Headers headers, ToolCallBody body, ToolParamHeaders schemas, String protocolVersion) {
     String metaVersion = body.metaProtocolVersion();
     if (metaVersion != null && !metaVersion.equals(protocolVersion)) {
       return "Header mismatch: MCP-Protocol-Version does not match"
@@ -53,10 +56,10 @@ public final class ModernHeaders {
       return "Header mismatch: Mcp-Name does not match params.name";
     }
     JsonNode args = body.arguments();
-    for (ToolSchemas.HeaderParam p : schemas.headerParams(body.tool())) {
-      String header = "Mcp-Param-" + p.name();
+    for (Map.Entry<String, List<String>> p : schemas.forTool(body.tool()).entrySet()) {
+      String header = "Mcp-Param-" + p.getKey();
       JsonNode v = args;
-      for (String k : p.path()) {
+      for (String k : p.getValue()) {
         v = v == null ? null : v.get(k);
       }
       String raw = headers.get(header);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.contract.ToolClass;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.ToolListing;
+import dev.tally.core.mcp.ToolParamHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class ModernHeadersTest {
   private final JsonRpc json = JsonRpc.create(32);
   private final ContractRegistry contracts = ContractRegistry.defaults();
-  private final ToolSchemas schemas = ToolSchemas.create(contracts);
+  private final ToolParamHeaders schemas = ToolParamHeaders.create();
 
   private ToolCallBody body(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
@@ -30,14 +32,16 @@ class ModernHeadersTest {
   }
 
   private void learnSql() throws Exception {
-    schemas.learn(
+    ToolListing.learn(
         json.mapper()
             .readTree(
                 "{\"tools\":[{\"name\":\"execute_sql\",\"annotations\":{\"readOnlyHint\":false,\"idempotentHint\":true},"
                     + "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
                     + "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
                     + "\"opts\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}},"
-                    + "\"query\":{\"type\":\"string\"}}}}]}"));
+                    + "\"query\":{\"type\":\"string\"}}}}]}"),
+        contracts,
+        schemas);
   }
 
   private static final String CALL =
@@ -72,7 +76,7 @@ class ModernHeadersTest {
     assertThat(
             ModernHeaders.checkToolCall(
                 headers("Mcp-Name", "execute_sql", "Mcp-Param-N", "42"), b, schemas, "2026-07-28"))
-        .contains("Mcp-Param-Region is missing");
+        .containsIgnoringCase("Mcp-Param-Region is missing");
     String wrong =
         ModernHeaders.checkToolCall(
             headers("Mcp-Name", "execute_sql", "Mcp-Param-Region", "eu-x", "Mcp-Param-N", "42"),
@@ -80,7 +84,7 @@ class ModernHeadersTest {
             schemas,
             "2026-07-28");
     assertThat(wrong)
-        .contains("Mcp-Param-Region does not match")
+        .containsIgnoringCase("Mcp-Param-Region does not match")
         .doesNotContain("eu-x")
         .doesNotContain("us-west1");
     assertThat(
