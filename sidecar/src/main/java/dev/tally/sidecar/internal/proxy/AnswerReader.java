@@ -1,6 +1,7 @@
 package dev.tally.sidecar.internal.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.sidecar.internal.sse.SseException;
 import dev.tally.sidecar.internal.sse.SseParser;
 import dev.tally.sidecar.internal.stream.Delivery;
@@ -112,7 +113,7 @@ final class AnswerReader {
       return;
     }
     if (tap == null) {
-      if (proxy.responses.scan(message).answers(id)) {
+      if (id != null && RpcResponseWatcher.outcomeOf(message, id) != null) {
         answered = true;
         answer.tryComplete(BatchAnswer.of(message));
       }

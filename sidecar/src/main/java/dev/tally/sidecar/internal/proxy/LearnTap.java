@@ -1,8 +1,9 @@
 package dev.tally.sidecar.internal.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.ToolListing;
-import dev.tally.sidecar.internal.rpc.ResponseScan;
 import dev.tally.sidecar.internal.stream.Delivery;
 import io.vertx.core.Future;
 import java.io.IOException;
@@ -26,14 +27,11 @@ final class LearnTap implements MessageTap {
     if (done) {
       return null;
     }
-    ResponseScan scan = proxy.responses.scan(message);
-    if (scan.kind() == ResponseScan.Kind.RESULT && scan.answers(requestId)) {
+    if (RpcResponseWatcher.outcomeOf(message, requestId) instanceof RpcOutcome.Result r) {
       done = true;
       try {
         ToolListing.learn(
-            proxy.json.mapper().readTree(scan.result(message)),
-            proxy.admission.contracts(),
-            proxy.schemas);
+            proxy.json.mapper().readTree(r.result()), proxy.admission.contracts(), proxy.schemas);
       } catch (IOException | RuntimeException e) {
         // A malformed listing teaches nothing; the client still gets it as the upstream sent it.
       }

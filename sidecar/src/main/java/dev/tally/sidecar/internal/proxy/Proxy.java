@@ -4,7 +4,6 @@ import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.internal.rpc.JsonRpc;
 import dev.tally.sidecar.internal.rpc.RequestScanner;
-import dev.tally.sidecar.internal.rpc.ResponseScanner;
 import dev.tally.sidecar.internal.stream.StreamLimits;
 import dev.tally.sidecar.internal.stream.StreamRegistry;
 import java.time.InstantSource;
@@ -20,7 +19,6 @@ public final class Proxy {
   final JsonRpc json;
   final RequestScanner requests;
   final BatchSplitter batches;
-  final ResponseScanner responses;
 
   /** {@code x-mcp-header} parameters learned from {@code tools/list} answers. */
   final ToolParamHeaders schemas;
@@ -45,7 +43,6 @@ public final class Proxy {
     this.json = JsonRpc.create(options.maxJsonDepth());
     this.requests = RequestScanner.create(json);
     this.batches = BatchSplitter.create(json, options.maxBatchSize());
-    this.responses = ResponseScanner.create(json);
     this.schemas = ToolParamHeaders.create();
     this.streams =
         StreamRegistry.create(
