@@ -133,7 +133,9 @@ class SidecarBadInputIT {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertRefused(wrongName, 400, -32020, "HEADER_MISMATCH");
-    assertThat(wrongName.body()).contains("Mcp-Name does not match").doesNotContain("get_ticket");
+    assertThat(wrongName.body())
+        .contains("Mcp-Name header does not match")
+        .doesNotContain("get_ticket");
     assertThat(h.gate.admitted).hasValue(0);
   }
 

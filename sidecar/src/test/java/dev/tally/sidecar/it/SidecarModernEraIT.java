@@ -138,7 +138,7 @@ class SidecarModernEraIT {
     assertThat(missing.statusCode()).isEqualTo(400);
     assertThat(missing.body())
         .contains("-32020")
-        .containsIgnoringCase("Mcp-Param-Region is missing");
+        .containsIgnoringCase("Mcp-Param-Region header is missing");
     HttpResponse<String> wrong = post("tools/call", "deploy", body, "Mcp-Param-Region", "us-east");
     assertThat(wrong.statusCode()).isEqualTo(400);
     assertThat(upstream.effects).hasValue(0);

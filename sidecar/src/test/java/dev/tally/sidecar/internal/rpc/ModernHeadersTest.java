@@ -25,6 +25,8 @@ class ModernHeadersTest {
 
   private static Headers headers(String... kv) {
     Map<String, String> m = new TreeMap<>();
+    m.put("mcp-protocol-version", "2026-07-28");
+    m.put("mcp-method", "tools/call");
     for (int i = 0; i < kv.length; i += 2) {
       m.put(kv[i].toLowerCase(Locale.ROOT), kv[i + 1]);
     }
@@ -70,13 +72,13 @@ class ModernHeadersTest {
     learnSql();
     ToolCallBody b = body(CALL);
     assertThat(ModernHeaders.checkToolCall(headers(), b, schemas, "2026-07-28"))
-        .contains("Mcp-Name is missing");
+        .contains("Mcp-Name header is missing");
     assertThat(ModernHeaders.checkToolCall(headers("Mcp-Name", "other"), b, schemas, "2026-07-28"))
-        .contains("Mcp-Name does not match");
+        .contains("Mcp-Name header does not match params.name");
     assertThat(
             ModernHeaders.checkToolCall(
                 headers("Mcp-Name", "execute_sql", "Mcp-Param-N", "42"), b, schemas, "2026-07-28"))
-        .containsIgnoringCase("Mcp-Param-Region is missing");
+        .containsIgnoringCase("Mcp-Param-Region header is missing");
     String wrong =
         ModernHeaders.checkToolCall(
             headers("Mcp-Name", "execute_sql", "Mcp-Param-Region", "eu-x", "Mcp-Param-N", "42"),
@@ -84,13 +86,20 @@ class ModernHeadersTest {
             schemas,
             "2026-07-28");
     assertThat(wrong)
-        .containsIgnoringCase("Mcp-Param-Region does not match")
+        .containsIgnoringCase("Mcp-Param-Region header does not match")
         .doesNotContain("eu-x")
         .doesNotContain("us-west1");
     assertThat(
             ModernHeaders.checkToolCall(
                 headers(
-                    "Mcp-Name", "execute_sql", "Mcp-Param-Region", "us-west1", "Mcp-Param-N", "42"),
+                    "MCP-Protocol-Version",
+                    "2026-08-01",
+                    "Mcp-Name",
+                    "execute_sql",
+                    "Mcp-Param-Region",
+                    "us-west1",
+                    "Mcp-Param-N",
+                    "42"),
                 b,
                 schemas,
                 "2026-08-01"))
