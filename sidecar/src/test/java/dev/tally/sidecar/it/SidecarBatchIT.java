@@ -297,6 +297,16 @@ class SidecarBatchIT {
         .contains("\"id\":9")
         .contains("created: cut-b")
         .contains("dev.tally/replay");
+    // The whole batch retried, key-less, with new ids: both calls replay.
+    Map<String, JsonNode> again =
+        byId(
+            raw.post(
+                batch(
+                    RawMcp.call(21, "create_ticket", "{\"title\":\"cut-a\"}"),
+                    RawMcp.call(22, "create_ticket", "{\"title\":\"cut-b\"}"))));
+    assertThat(text(again.get("21"))).endsWith("created: cut-a");
+    assertThat(text(again.get("22"))).endsWith("created: cut-b");
+    assertThat(again.get("21").path("result").path("_meta").has("dev.tally/replay")).isTrue();
     assertThat(h.upstream.sideEffects).hasValue(2);
     assertThat(h.upstream.idempotencyKeys).hasSize(2);
   }
