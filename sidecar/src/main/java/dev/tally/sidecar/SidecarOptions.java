@@ -47,6 +47,8 @@ import java.util.Objects;
  *     for {@code min(2, cores)} ({@code sidecar.eventLoops}); used by {@link #vertxOptions()}
  * @param nativeTransport prefer epoll/io_uring when available ({@code sidecar.nativeTransport},
  *     default false); used by {@link #vertxOptions()}
+ * @param maxBatchSize most elements a JSON-RPC batch (protocol 2025-03-26) may hold, else the batch
+ *     is refused ({@code sidecar.maxBatchSize}, default {@value #DEFAULT_MAX_BATCH_SIZE})
  */
 public record SidecarOptions(
     String host,
@@ -66,7 +68,8 @@ public record SidecarOptions(
     Duration streamMaxAge,
     boolean primingEvents,
     int eventLoops,
-    boolean nativeTransport) {
+    boolean nativeTransport,
+    int maxBatchSize) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 8080;
@@ -79,6 +82,8 @@ public record SidecarOptions(
   public static final int DEFAULT_STREAM_MAX_EVENTS = 1024;
   public static final long DEFAULT_STREAM_MAX_BYTES = 4L * 1024 * 1024;
   public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofMinutes(5);
+  public static final int DEFAULT_MAX_BATCH_SIZE = 64;
+  public static final int MAX_BATCH_SIZE_LIMIT = 1024;
 
   public SidecarOptions {
     require(host != null && !host.isBlank(), "sidecar.host", host, "a host name or address");
@@ -113,6 +118,11 @@ public record SidecarOptions(
     require(streamMaxBytes > 0, "stream.maxBytes", streamMaxBytes, "a positive size");
     requirePositive(streamMaxAge, "stream.maxAge");
     require(eventLoops >= 0, "sidecar.eventLoops", eventLoops, "0 (auto) or a positive count");
+    require(
+        maxBatchSize >= 1 && maxBatchSize <= MAX_BATCH_SIZE_LIMIT,
+        "sidecar.maxBatchSize",
+        maxBatchSize,
+        "an integer from 1 to " + MAX_BATCH_SIZE_LIMIT);
   }
 
   /** Options with every default, in front of {@code upstream}. */
@@ -140,6 +150,7 @@ public record SidecarOptions(
     b.primingEvents = primingEvents;
     b.eventLoops = eventLoops;
     b.nativeTransport = nativeTransport;
+    b.maxBatchSize = maxBatchSize;
     return b;
   }
 
@@ -185,6 +196,7 @@ public record SidecarOptions(
     private boolean primingEvents = true;
     private int eventLoops;
     private boolean nativeTransport;
+    private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
 
     private Builder(URI upstream) {
       this.upstream = upstream;
@@ -275,6 +287,11 @@ public record SidecarOptions(
       return this;
     }
 
+    public Builder maxBatchSize(int v) {
+      maxBatchSize = v;
+      return this;
+    }
+
     public SidecarOptions build() {
       return new SidecarOptions(
           host,
@@ -294,7 +311,8 @@ public record SidecarOptions(
           streamMaxAge,
           primingEvents,
           eventLoops,
-          nativeTransport);
+          nativeTransport,
+          maxBatchSize);
     }
   }
 }

@@ -146,21 +146,49 @@ public final class RpcResponseWatcher {
   }
 
   private void examine(byte[] b, int len) {
+    RpcOutcome o = outcomeOf(b, len, expectedId);
+    if (o != null) {
+      outcome = o;
+      onOutcome.accept(o);
+    }
+  }
+
+  /**
+   * The outcome that one complete JSON-RPC message (UTF-8, e.g. one SSE event's data or a JSON
+   * body) reports for the request {@code expectedId}, or {@code null} when it is not that request's
+   * response: another id, a request or notification, malformed JSON. For callers that frame the
+   * messages themselves (the sidecar re-frames SSE); {@code expectedId} {@code null} accepts any
+   * response id.
+   */
+  public static RpcOutcome outcomeOf(byte[] message, JsonNode expectedId) {
+    return outcomeOf(message, message.length, expectedId);
+  }
+
+  private static RpcOutcome outcomeOf(byte[] b, int len, JsonNode expectedId) {
     try {
       ResponseReader.Message m = ResponseReader.read(b, len);
       if (m != null && m.resultStart() >= 0) {
-        accept(m, Arrays.copyOfRange(b, m.resultStart(), m.resultEnd()));
-      } else {
-        accept(m, null);
+        return toOutcome(m, Arrays.copyOfRange(b, m.resultStart(), m.resultEnd()), expectedId);
       }
+      return toOutcome(m, null, expectedId);
     } catch (IOException | RuntimeException ex) {
       // Not JSON, or not JSON-RPC: not the answer.
+      return null;
     }
   }
 
   private void accept(ResponseReader.Message m, byte[] result) {
+    RpcOutcome o = toOutcome(m, result, expectedId);
+    if (o != null) {
+      outcome = o;
+      onOutcome.accept(o);
+    }
+  }
+
+  private static RpcOutcome toOutcome(
+      ResponseReader.Message m, byte[] result, JsonNode expectedId) {
     if (m == null || m.hasMethod() || !sameId(expectedId, m.id())) {
-      return;
+      return null;
     }
     RpcOutcome o;
     if (result != null) {
@@ -174,10 +202,9 @@ public final class RpcResponseWatcher {
                   code != null && code.canConvertToInt() ? code.intValue() : -32603,
                   message != null && message.isTextual() ? message.textValue() : ""));
     } else {
-      return;
+      return null;
     }
-    outcome = o;
-    onOutcome.accept(o);
+    return o;
   }
 
   /** JSON-RPC ids compare by value: {@code 1} and {@code 1.0} are the same id. */

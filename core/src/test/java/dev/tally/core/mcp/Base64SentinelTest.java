@@ -31,6 +31,15 @@ class Base64SentinelTest {
   }
 
   @Test
+  void legalHeaderValuesAreVisibleAsciiSpaceAndTab() {
+    assertThat(Base64Sentinel.isLegalHeaderValue("a b\tc")).isTrue();
+    assertThat(Base64Sentinel.isLegalHeaderValue("=?base64?SGk=?=")).isTrue();
+    assertThat(Base64Sentinel.isLegalHeaderValue("caf\u00e9")).isFalse();
+    assertThat(Base64Sentinel.isLegalHeaderValue("a\nb")).isFalse();
+    assertThat(Base64Sentinel.decode("=?base64??=")).contains("");
+  }
+
+  @Test
   void markersAreCaseSensitive() {
     assertThat(Base64Sentinel.isEncoded("=?BASE64?SGk=?=")).isFalse();
     assertThat(Base64Sentinel.decode("=?BASE64?SGk=?=")).contains("=?BASE64?SGk=?=");

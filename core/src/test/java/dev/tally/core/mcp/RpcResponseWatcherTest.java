@@ -124,4 +124,31 @@ class RpcResponseWatcherTest {
     w.feed(s, 0, s.length);
     assertThat(seen).isEmpty();
   }
+
+  @Test
+  void oneFramedMessageIsReadOnItsOwn() {
+    String result = "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"isError\":true}";
+    byte[] msg = b("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":" + result + "}");
+    RpcOutcome.Result r = (RpcOutcome.Result) RpcResponseWatcher.outcomeOf(msg, IntNode.valueOf(3));
+    assertThat(new String(r.result(), StandardCharsets.UTF_8)).isEqualTo(result);
+    assertThat(r.isError()).isTrue();
+    assertThat(RpcResponseWatcher.outcomeOf(msg, TextNode.valueOf("3"))).isNull();
+    RpcOutcome.Result input =
+        (RpcOutcome.Result)
+            RpcResponseWatcher.outcomeOf(
+                b("{\"id\":\"x\",\"result\":{\"resultType\":\"input_required\"}}"),
+                TextNode.valueOf("x"));
+    assertThat(input.inputRequired()).isTrue();
+    RpcOutcome.Error e =
+        (RpcOutcome.Error)
+            RpcResponseWatcher.outcomeOf(
+                b(
+                    "{\"id\":1,\"error\":{\"code\":-32602,\"message\":\"bad\",\"data\":{\"k\":[1]}}}"),
+                IntNode.valueOf(1));
+    assertThat(e.error().code()).isEqualTo(-32602);
+    assertThat(e.error().message()).isEqualTo("bad");
+    assertThat(RpcResponseWatcher.outcomeOf(b("{\"id\":1,\"method\":\"x\"}"), IntNode.valueOf(1)))
+        .isNull();
+    assertThat(RpcResponseWatcher.outcomeOf(b("not json"), IntNode.valueOf(1))).isNull();
+  }
 }

@@ -36,7 +36,8 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "eventLoops",
           "nativeTransport",
           "drainTimeout",
-          "maxJsonDepth");
+          "maxJsonDepth",
+          "maxBatchSize");
   static final List<String> STREAM_KEYS = List.of("maxEvents", "maxBytes", "maxAge", "priming");
   static final List<String> ADMIN_KEYS = List.of("listen", "tokenFile");
 
@@ -113,6 +114,12 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
       }
       b.maxRequestBytes(config.limits().maxRequestBytes());
       b.maxJsonDepth(sc.integer("maxJsonDepth", config.limits().maxJsonDepth(), 1, 1000));
+      b.maxBatchSize(
+          sc.integer(
+              "maxBatchSize",
+              SidecarOptions.DEFAULT_MAX_BATCH_SIZE,
+              1,
+              SidecarOptions.MAX_BATCH_SIZE_LIMIT));
       Integer loops = sc.integer("eventLoops", null, 1, 64);
       if (loops != null) {
         b.eventLoops(loops);

@@ -57,6 +57,19 @@ class SidecarSettingsTest {
   }
 
   @Test
+  void maxBatchSizeDefaultsTo64AndIsValidatedByKey() {
+    String url = "upstream:\n  url: http://127.0.0.1:3000/mcp\n";
+    assertThat(settings(url, ConfigOverrides.none()).sidecar().maxBatchSize()).isEqualTo(64);
+    ConfigOverrides env = ConfigOverrides.ofEnv(Map.of("TALLY_SIDECAR_MAX_BATCH_SIZE", "8"));
+    assertThat(settings(url, env).sidecar().maxBatchSize()).isEqualTo(8);
+    assertThatThrownBy(
+            () -> settings(url + "sidecar:\n  maxBatchSize: 0\n", ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("sidecar.maxBatchSize: 0")
+        .hasMessageContaining("1 to 1024");
+  }
+
+  @Test
   void upstreamMustBeHttp() {
     assertThatThrownBy(() -> settings("upstream:\n  url: ftp://x/mcp\n", ConfigOverrides.none()))
         .isInstanceOf(ConfigException.class)

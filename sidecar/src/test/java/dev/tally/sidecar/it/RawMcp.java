@@ -22,10 +22,17 @@ final class RawMcp {
   static final String VERSION = "2025-11-25";
   final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   final String url;
+  final String version;
   String session;
 
   RawMcp(String url) {
+    this(url, VERSION);
+  }
+
+  /** A client speaking protocol {@code version} (e.g. 2025-03-26, the only one with batches). */
+  RawMcp(String url, String version) {
     this.url = url;
+    this.version = version;
   }
 
   /** One SSE event as read off the wire. */
@@ -35,7 +42,7 @@ final class RawMcp {
     HttpResponse<String> r =
         post(
             "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
-                + VERSION
+                + version
                 + "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
     if (r.statusCode() != 200) {
       throw new IllegalStateException("initialize: " + r.statusCode() + " " + r.body());
@@ -54,7 +61,7 @@ final class RawMcp {
             .timeout(Duration.ofSeconds(20))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
-            .header("MCP-Protocol-Version", VERSION)
+            .header("MCP-Protocol-Version", version)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
       b.header("Mcp-Session-Id", session);
@@ -79,7 +86,7 @@ final class RawMcp {
         HttpRequest.newBuilder(URI.create(url))
             .timeout(Duration.ofSeconds(20))
             .header("Accept", "text/event-stream")
-            .header("MCP-Protocol-Version", VERSION)
+            .header("MCP-Protocol-Version", version)
             .header("Last-Event-ID", lastEventId)
             .GET();
     if (session != null) {

@@ -84,14 +84,14 @@ class SidecarBadInputIT {
   }
 
   @Test
-  void batchWithToolsCallIsRefusedWithAClearMessage() throws Exception {
+  void batchFromAVersionWithoutBatchingIsRefusedWithAClearMessage() throws Exception {
     HttpResponse<String> r =
         raw.post(
             "["
                 + RawMcp.call(1, "create_ticket", "{}")
                 + ",{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]");
     assertRefused(r, 400, -32600, "INVALID_REQUEST");
-    assertThat(r.body()).contains("send each tools/call as its own request");
+    assertThat(r.body()).contains("from 2025-06-18 on").contains("send each message as its own");
   }
 
   @Test
@@ -133,7 +133,9 @@ class SidecarBadInputIT {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertRefused(wrongName, 400, -32020, "HEADER_MISMATCH");
-    assertThat(wrongName.body()).contains("Mcp-Name does not match").doesNotContain("get_ticket");
+    assertThat(wrongName.body())
+        .contains("Mcp-Name header does not match")
+        .doesNotContain("get_ticket");
     assertThat(h.gate.admitted).hasValue(0);
   }
 

@@ -1,10 +1,13 @@
 package dev.tally.sidecar.it;
 
 import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.GateOptions;
+import dev.tally.core.store.ForwardingExecutionStore;
 import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
@@ -13,7 +16,11 @@ import io.vertx.core.Vertx;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
@@ -26,6 +33,10 @@ final class SidecarHarness {
   final FakeGate gate;
   final Gate realGate;
   final MemoryExecutionStore store;
+
+  /** Waits the real gate has open on a running execution right now (attached retries). */
+  final AtomicInteger gateWaits = new AtomicInteger();
+
   final Sidecar sidecar;
   final String url;
 
@@ -45,7 +56,15 @@ final class SidecarHarness {
       realGate =
           Gate.create(
               GateOptions.defaults("it"),
-              store,
+              new ForwardingExecutionStore(store) {
+                @Override
+                public CompletionStage<Optional<Execution>> awaitChange(
+                    ExecutionId id, long afterVersion, Duration maxWait) {
+                  gateWaits.incrementAndGet();
+                  return super.awaitChange(id, afterVersion, maxWait)
+                      .whenComplete((latest, error) -> gateWaits.decrementAndGet());
+                }
+              },
               ContractRegistry.defaults(),
               KeyRing.of(HmacKey.of("k1", key)),
               headers -> "actor-1",

@@ -136,7 +136,9 @@ class SidecarModernEraIT {
     String body = call(2, "deploy", "{\"region\":\"eu-west\",\"version\":\"1\"}", "");
     HttpResponse<String> missing = post("tools/call", "deploy", body);
     assertThat(missing.statusCode()).isEqualTo(400);
-    assertThat(missing.body()).contains("-32020").contains("Mcp-Param-Region is missing");
+    assertThat(missing.body())
+        .contains("-32020")
+        .containsIgnoringCase("Mcp-Param-Region header is missing");
     HttpResponse<String> wrong = post("tools/call", "deploy", body, "Mcp-Param-Region", "us-east");
     assertThat(wrong.statusCode()).isEqualTo(400);
     assertThat(upstream.effects).hasValue(0);

@@ -3,11 +3,11 @@ package dev.tally.sidecar.internal.proxy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionState;
-import dev.tally.core.execution.RpcError;
 import dev.tally.core.gate.InFlight;
 import dev.tally.core.gate.TallyError;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.ToolResults;
-import dev.tally.sidecar.internal.rpc.ResponseScan;
 import dev.tally.sidecar.internal.sse.SseEvent;
 import dev.tally.sidecar.internal.stream.Delivery;
 import dev.tally.sidecar.internal.stream.StreamBuffer;
@@ -61,21 +61,20 @@ final class DispatchTap implements MessageTap {
     if (settled.get()) {
       return null;
     }
-    ResponseScan scan = proxy.responses.scan(message);
-    if (!scan.answers(requestId) || !settled.compareAndSet(false, true)) {
+    RpcOutcome outcome = RpcResponseWatcher.outcomeOf(message, requestId);
+    if (outcome == null || !settled.compareAndSet(false, true)) {
       return null;
     }
     if (status >= 500) {
       return hold(inFlight.unknown("upstream answered HTTP " + status), false);
     }
-    if (scan.kind() == ResponseScan.Kind.RESULT) {
-      if (scan.inputRequired()) {
+    if (outcome instanceof RpcOutcome.Result r) {
+      if (r.inputRequired()) {
         return hold(inFlight.inputRequired(status), false);
       }
-      return hold(inFlight.completed(status, scan.result(message), scan.isError()), true);
+      return hold(inFlight.completed(status, r.result(), r.isError()), true);
     }
-    RpcError err = new RpcError(scan.errorCode(), scan.errorMessage());
-    return hold(inFlight.rpcError(status, err), true);
+    return hold(inFlight.rpcError(status, ((RpcOutcome.Error) outcome).error()), true);
   }
 
   @Override

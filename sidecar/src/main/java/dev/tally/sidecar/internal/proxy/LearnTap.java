@@ -1,12 +1,17 @@
 package dev.tally.sidecar.internal.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tally.sidecar.internal.rpc.ResponseScan;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.mcp.RpcResponseWatcher;
+import dev.tally.core.mcp.ToolListing;
 import dev.tally.sidecar.internal.stream.Delivery;
 import io.vertx.core.Future;
 import java.io.IOException;
 
-/** Reads the answer to a {@code tools/list} to learn annotations and header parameters. */
+/**
+ * Reads the answer to a {@code tools/list} to learn annotations (into the contracts) and header
+ * parameters ({@link ToolListing#learn}).
+ */
 final class LearnTap implements MessageTap {
   private final Proxy proxy;
   private final JsonNode requestId;
@@ -22,11 +27,11 @@ final class LearnTap implements MessageTap {
     if (done) {
       return null;
     }
-    ResponseScan scan = proxy.responses.scan(message);
-    if (scan.kind() == ResponseScan.Kind.RESULT && scan.answers(requestId)) {
+    if (RpcResponseWatcher.outcomeOf(message, requestId) instanceof RpcOutcome.Result r) {
       done = true;
       try {
-        proxy.schemas.learn(proxy.json.mapper().readTree(scan.result(message)));
+        ToolListing.learn(
+            proxy.json.mapper().readTree(r.result()), proxy.admission.contracts(), proxy.schemas);
       } catch (IOException | RuntimeException e) {
         // A malformed listing teaches nothing; the client still gets it as the upstream sent it.
       }

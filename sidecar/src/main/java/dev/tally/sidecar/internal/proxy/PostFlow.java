@@ -61,6 +61,10 @@ final class PostFlow {
       off = 0;
     }
     int len = body.length();
+    if (BatchFlow.isBatch(bytes, off, len)) {
+      BatchFlow.run(proxy, req, body);
+      return;
+    }
     // Scan the whole top-level object: a duplicate "method" later in the body must not slip by.
     RequestScan scan = proxy.requests.scan(bytes, off, len, false);
     if (scan.shape() == RequestScan.Shape.INVALID) {
@@ -72,33 +76,6 @@ final class PostFlow {
       return;
     }
     boolean modern = ModernHeaders.isModern(req.getHeader("MCP-Protocol-Version"));
-    if (scan.shape() == RequestScan.Shape.BATCH) {
-      if (modern) {
-        Replies.refuse(
-            req.response(),
-            null,
-            TallyError.Code.INVALID_REQUEST,
-            "JSON-RPC batches are not part of protocol " + ModernHeaders.MODERN_VERSION);
-        return;
-      }
-      if (scan.toolsCallInBatch()) {
-        Replies.refuse(
-            req.response(),
-            null,
-            TallyError.Code.INVALID_REQUEST,
-            "a JSON-RPC batch containing tools/call is not supported by Tally;"
-                + " send each tools/call as its own request");
-        return;
-      }
-      Forwarder.forward(
-          proxy,
-          req,
-          body,
-          null,
-          new Relay.Mode(null, false, primingFor(proxy, req, false)),
-          idle(proxy));
-      return;
-    }
     if (modern && scan.method() != null) {
       String mismatch = ModernHeaders.checkMethod(req.getHeader("Mcp-Method"), scan.method());
       if (mismatch != null) {

@@ -1,10 +1,9 @@
 package dev.tally.sidecar.internal.proxy;
 
+import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.internal.rpc.JsonRpc;
 import dev.tally.sidecar.internal.rpc.RequestScanner;
-import dev.tally.sidecar.internal.rpc.ResponseScanner;
-import dev.tally.sidecar.internal.rpc.ToolSchemas;
 import dev.tally.sidecar.internal.stream.StreamLimits;
 import dev.tally.sidecar.internal.stream.StreamRegistry;
 import java.time.InstantSource;
@@ -19,8 +18,11 @@ public final class Proxy {
   final Admission admission;
   final JsonRpc json;
   final RequestScanner requests;
-  final ResponseScanner responses;
-  final ToolSchemas schemas;
+  final BatchSplitter batches;
+
+  /** {@code x-mcp-header} parameters learned from {@code tools/list} answers. */
+  final ToolParamHeaders schemas;
+
   final StreamRegistry streams;
   final Upstream upstream;
   final Origins origins;
@@ -40,8 +42,8 @@ public final class Proxy {
     this.admission = admission;
     this.json = JsonRpc.create(options.maxJsonDepth());
     this.requests = RequestScanner.create(json);
-    this.responses = ResponseScanner.create(json);
-    this.schemas = ToolSchemas.create(admission.contracts());
+    this.batches = BatchSplitter.create(json, options.maxBatchSize());
+    this.schemas = ToolParamHeaders.create();
     this.streams =
         StreamRegistry.create(
             new StreamLimits(

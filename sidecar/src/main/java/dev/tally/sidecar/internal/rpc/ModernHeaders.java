@@ -1,8 +1,8 @@
 package dev.tally.sidecar.internal.rpc;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.mcp.Headers;
-import java.math.BigDecimal;
+import dev.tally.core.mcp.McpRequestHeaders;
+import dev.tally.core.mcp.ToolParamHeaders;
 
 /**
  * Validates the 2026-07-28 request metadata headers against the body ("Server Validation" in the
@@ -12,7 +12,7 @@ import java.math.BigDecimal;
  */
 public final class ModernHeaders {
   /** The first protocol version whose requests carry validated metadata headers. */
-  public static final String MODERN_VERSION = "2026-07-28";
+  public static final String MODERN_VERSION = McpRequestHeaders.MODERN_VERSION;
 
   private ModernHeaders() {}
 
@@ -32,67 +32,16 @@ public final class ModernHeaders {
     return null;
   }
 
-  /** All checks for a {@code tools/call}. */
+  /**
+   * All checks for a {@code tools/call}, by {@link McpRequestHeaders#check}: {@code
+   * MCP-Protocol-Version} against {@code _meta}, {@code Mcp-Name} (Base64 sentinel decoded) against
+   * {@code params.name}, and each learned {@code Mcp-Param-*} against its argument. {@code
+   * protocolVersion} is the header's value, which the core check reads itself.
+   */
   public static String checkToolCall(
-      Headers headers, ToolCallBody body, ToolSchemas schemas, String protocolVersion) {
-    String metaVersion = body.metaProtocolVersion();
-    if (metaVersion != null && !metaVersion.equals(protocolVersion)) {
-      return "Header mismatch: MCP-Protocol-Version does not match"
-          + " params._meta[\"io.modelcontextprotocol/protocolVersion\"]";
-    }
-    String rawName = headers.get("Mcp-Name");
-    if (rawName == null) {
-      return "Header mismatch: required header Mcp-Name is missing";
-    }
-    String name = HeaderValues.decode(rawName);
-    if (name == null) {
-      return "Header mismatch: Mcp-Name has invalid characters or a malformed Base64 value";
-    }
-    if (!name.equals(body.tool())) {
-      return "Header mismatch: Mcp-Name does not match params.name";
-    }
-    JsonNode args = body.arguments();
-    for (ToolSchemas.HeaderParam p : schemas.headerParams(body.tool())) {
-      String header = "Mcp-Param-" + p.name();
-      JsonNode v = args;
-      for (String k : p.path()) {
-        v = v == null ? null : v.get(k);
-      }
-      String raw = headers.get(header);
-      if (v == null || v.isNull()) {
-        if (raw != null) {
-          return "Header mismatch: " + header + " is present but the argument is absent";
-        }
-        continue;
-      }
-      if (raw == null) {
-        return "Header mismatch: required header " + header + " is missing";
-      }
-      String decoded = HeaderValues.decode(raw);
-      if (decoded == null) {
-        return "Header mismatch: " + header + " has invalid characters or a malformed Base64 value";
-      }
-      if (!matches(decoded, v)) {
-        return "Header mismatch: " + header + " does not match the argument value";
-      }
-    }
-    return null;
-  }
-
-  private static boolean matches(String header, JsonNode v) {
-    if (v.isTextual()) {
-      return header.equals(v.asText());
-    }
-    if (v.isBoolean()) {
-      return header.equals(v.asBoolean() ? "true" : "false");
-    }
-    if (v.isNumber()) {
-      try {
-        return new BigDecimal(header.trim()).compareTo(v.decimalValue()) == 0;
-      } catch (NumberFormatException e) {
-        return false;
-      }
-    }
-    return false;
+      Headers headers, ToolCallBody body, ToolParamHeaders params, String protocolVersion) {
+    return McpRequestHeaders.check(headers, body.tree(), params.forTool(body.tool()))
+        .map(m -> "Header mismatch: " + m)
+        .orElse(null);
   }
 }

@@ -143,6 +143,11 @@ public final class ToolCallBody {
     }
   }
 
+  /** The parsed request (read only; callers must not change it). */
+  public JsonNode tree() {
+    return root;
+  }
+
   private ObjectNode params() {
     return (ObjectNode) root.get("params");
   }

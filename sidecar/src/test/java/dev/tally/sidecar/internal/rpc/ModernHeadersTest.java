@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.contract.ToolClass;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.ToolListing;
+import dev.tally.core.mcp.ToolParamHeaders;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class ModernHeadersTest {
   private final JsonRpc json = JsonRpc.create(32);
   private final ContractRegistry contracts = ContractRegistry.defaults();
-  private final ToolSchemas schemas = ToolSchemas.create(contracts);
+  private final ToolParamHeaders schemas = ToolParamHeaders.create();
 
   private ToolCallBody body(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
@@ -23,6 +25,8 @@ class ModernHeadersTest {
 
   private static Headers headers(String... kv) {
     Map<String, String> m = new TreeMap<>();
+    m.put("mcp-protocol-version", "2026-07-28");
+    m.put("mcp-method", "tools/call");
     for (int i = 0; i < kv.length; i += 2) {
       m.put(kv[i].toLowerCase(Locale.ROOT), kv[i + 1]);
     }
@@ -30,14 +34,16 @@ class ModernHeadersTest {
   }
 
   private void learnSql() throws Exception {
-    schemas.learn(
+    ToolListing.learn(
         json.mapper()
             .readTree(
                 "{\"tools\":[{\"name\":\"execute_sql\",\"annotations\":{\"readOnlyHint\":false,\"idempotentHint\":true},"
                     + "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
                     + "\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
                     + "\"opts\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":\"N\"}}},"
-                    + "\"query\":{\"type\":\"string\"}}}}]}"));
+                    + "\"query\":{\"type\":\"string\"}}}}]}"),
+        contracts,
+        schemas);
   }
 
   private static final String CALL =
@@ -66,13 +72,13 @@ class ModernHeadersTest {
     learnSql();
     ToolCallBody b = body(CALL);
     assertThat(ModernHeaders.checkToolCall(headers(), b, schemas, "2026-07-28"))
-        .contains("Mcp-Name is missing");
+        .contains("Mcp-Name header is missing");
     assertThat(ModernHeaders.checkToolCall(headers("Mcp-Name", "other"), b, schemas, "2026-07-28"))
-        .contains("Mcp-Name does not match");
+        .contains("Mcp-Name header does not match params.name");
     assertThat(
             ModernHeaders.checkToolCall(
                 headers("Mcp-Name", "execute_sql", "Mcp-Param-N", "42"), b, schemas, "2026-07-28"))
-        .contains("Mcp-Param-Region is missing");
+        .containsIgnoringCase("Mcp-Param-Region header is missing");
     String wrong =
         ModernHeaders.checkToolCall(
             headers("Mcp-Name", "execute_sql", "Mcp-Param-Region", "eu-x", "Mcp-Param-N", "42"),
@@ -80,13 +86,20 @@ class ModernHeadersTest {
             schemas,
             "2026-07-28");
     assertThat(wrong)
-        .contains("Mcp-Param-Region does not match")
+        .containsIgnoringCase("Mcp-Param-Region header does not match")
         .doesNotContain("eu-x")
         .doesNotContain("us-west1");
     assertThat(
             ModernHeaders.checkToolCall(
                 headers(
-                    "Mcp-Name", "execute_sql", "Mcp-Param-Region", "us-west1", "Mcp-Param-N", "42"),
+                    "MCP-Protocol-Version",
+                    "2026-08-01",
+                    "Mcp-Name",
+                    "execute_sql",
+                    "Mcp-Param-Region",
+                    "us-west1",
+                    "Mcp-Param-N",
+                    "42"),
                 b,
                 schemas,
                 "2026-08-01"))
