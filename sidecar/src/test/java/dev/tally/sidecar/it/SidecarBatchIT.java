@@ -309,5 +309,9 @@ class SidecarBatchIT {
     assertThat(again.get("21").path("result").path("_meta").has("dev.tally/replay")).isTrue();
     assertThat(h.upstream.sideEffects).hasValue(2);
     assertThat(h.upstream.idempotencyKeys).hasSize(2);
+    // Both replays reached the client inside the merged answer: both executions are delivered.
+    for (String key : h.upstream.idempotencyKeys) {
+      awaitState(key, ExecutionState.DELIVERED);
+    }
   }
 }

@@ -86,7 +86,14 @@ final class BatchCall {
     } else if (d instanceof Decision.Dispatch dispatch) {
       dispatch(dispatch.inFlight());
     } else if (d instanceof Decision.Replay r) {
-      answer.complete(BatchAnswer.of(ToolResults.replay(id, r.execution(), r.result())));
+      answer.complete(
+          new BatchAnswer(
+              ToolResults.replay(id, r.execution(), r.result()),
+              ok -> {
+                if (ok) {
+                  proxy.admission.replayDelivered(r.execution());
+                }
+              }));
     } else if (d instanceof Decision.Attach a) {
       Future.fromCompletionStage(a.settled(), context)
           .onComplete(
