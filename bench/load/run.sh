@@ -20,7 +20,8 @@
 # SIDECAR_NATIVE (0|1), NGINX_WORKERS (auto), PHASES, PIN_WRK (cpu list for wrk, e.g. 0; default
 # unpinned), PROFILE (1: JFR recording of each sidecar, top frames in the report), PORT_BASE
 # (18300), OUT (bench/target/load-<time>), BUILD (1: rebuild the jars even if present),
-# PG_DURABLE (on: PostgreSQL with fsync and synchronous_commit, as deployed; off: neither).
+# PG_DURABLE (on: PostgreSQL with fsync and synchronous_commit, as deployed; off: neither),
+# PG_POOL (the postgres stores' pool_size unless a contender names one; empty = the default).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,6 +43,7 @@ PIN_WRK=${PIN_WRK:-}
 PROFILE=${PROFILE:-0}
 STORM_CLIENTS=${STORM_CLIENTS:-64}
 PG_DURABLE=${PG_DURABLE:-on}
+PG_POOL=${PG_POOL:-}
 if [[ ${QUICK:-0} == 1 ]]; then
   ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
 fi
@@ -52,9 +54,10 @@ BENCH_JAR="$ROOT/bench/target/tally-bench.jar"
 NATIVE_CP=$(ls "$ROOT"/bench/target/native-transport/*.jar 2>/dev/null | tr '\n' ':' || true)
 
 # Sidecar contenders: name=store:eventLoops:native[:jar] (store: memory | journal | postgres |
-# postgres2 = two replicas on one database; eventLoops 0 = the sidecar's default; jar: another
-# build of tally-sidecar.jar, for experiments). Every postgres contender gets its own database on
-# the one PostgreSQL server the run starts, e.g.
+# postgres2 = two replicas on one database, either optionally /N for a pool of N connections per
+# replica; eventLoops 0 = the sidecar's default; jar: another build of tally-sidecar.jar, for
+# experiments). Every postgres contender gets its own database on the one PostgreSQL server the
+# run starts, e.g.
 #   SIDECARS="tally=memory:0:0 tally-journal=journal:0:0 tally-pg=postgres:0:0 tally-pg2=postgres2:0:0"
 
 if [[ $MODE == tune ]]; then
@@ -174,20 +177,24 @@ start_postgres() { # databases...
   PG_PORT=$(sed 's/.* port=\([0-9]*\).*/\1/' <<<"$line")
   PG_PID=$(sed 's/.* pid=\([0-9]*\).*/\1/' <<<"$line")
   log "postgres: port $PG_PORT postmaster pid $PG_PID durable=$PG_DURABLE databases $*"
-  echo "postgres $(cut -d' ' -f2- <<<"$line") version=$(cat "$OUT/pg/PG_VERSION") databases=$*" >>"$OUT/config.txt"
+  echo "postgres $(cut -d' ' -f2- <<<"$line") version=$(cat "$OUT/pg/PG_VERSION") store_pool_size=${PG_POOL:-default} databases=$*" >>"$OUT/config.txt"
 }
 
 pg_db() { tr -c 'a-z0-9\n' '_' <<<"tally_$1"; }
 
 start_sidecar() { # name store loops native index [jar]
   local name=$1 store=$2 loops=$3 native=$4 i=$5 jar=${6:-$SIDECAR_JAR}
-  local st=memory cp=$jar replicas=1 r label port admin
+  local st=memory cp=$jar replicas=1 r label port admin pool=$PG_POOL
+  if [[ $store == */* ]]; then
+    pool=${store#*/}
+    store=${store%%/*}
+  fi
   case $store in
     memory) ;;
     journal) st="journal:$OUT/journal-$name" ;;
     postgres | postgres2)
       [[ $store == postgres2 ]] && replicas=2
-      st="postgres://tally@127.0.0.1:$PG_PORT/$(pg_db "$name")?password_file=$OUT/pg.password" ;;
+      st="postgres://tally@127.0.0.1:$PG_PORT/$(pg_db "$name")?password_file=$OUT/pg.password${pool:+&pool_size=$pool}" ;;
     *) die "unknown store $store (expected memory, journal, postgres or postgres2)" ;;
   esac
   [[ $native == 1 ]] && cp="$jar:$NATIVE_CP"
@@ -217,7 +224,7 @@ start_sidecar() { # name store loops native index [jar]
     local transport=nio
     grep -q netty_transport_native_epoll "/proc/${PIDOF[$label]}/maps" 2>/dev/null && transport=epoll
     log "sidecar $label: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$label]}"
-    echo "sidecar name=$label jar=${jar##*/} store=$store eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
+    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
   done
 }
 
@@ -260,10 +267,10 @@ contender_cpu() { # contender: CPU ticks of all its processes
   echo "$sum"
 }
 
-store_trips() { # contender: PostgreSQL round trips of all its replicas
+store_trips() { # contender metric: a PostgreSQL store counter summed over its replicas
   local sum=0 r v
   for r in $(replicas_of "$1"); do
-    v=$(metric tally_store_round_trips_total "${ADMIN[$r]}")
+    v=$(metric "$2" "${ADMIN[$r]}")
     sum=$((sum + ${v:-0}))
   done
   echo "$sum"
@@ -321,12 +328,15 @@ sample() { # phase workload contender round delay conns seconds measured
   local prefix="$RUN_ID-$SEQ"
   local up=${PIDOF[direct]} pg=${KIND[$c]}
   [[ $pg == postgres* ]] || pg=
-  local c0 u0 x0 f0 r0 d0 t0 c1 u1 x1 f1 r1 d1 t1 res
+  local c0 u0 x0 f0 r0 d0 t0 n0 c1 u1 x1 f1 r1 d1 t1 n1 res
   c0=$(contender_cpu "$c"); u0=$(cpu_ticks "$up"); x0=$(executed)
   if [[ ${KIND[$c]} == journal ]]; then
     f0=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r0=$(metric tally_journal_records_total "${ADMIN[$c]}")
   fi
-  if [[ -n $pg ]]; then d0=$(cpu_ticks "$PG_PID"); t0=$(store_trips "$c"); fi
+  if [[ -n $pg ]]; then
+    d0=$(cpu_ticks "$PG_PID"); t0=$(store_trips "$c" tally_store_round_trips_total)
+    n0=$(store_trips "$c" tally_store_notify_statements_total)
+  fi
   res=$(run_load "$c" "$wl" "$secs" "$conns" "$delay" "$prefix")
   c1=$(contender_cpu "$c"); u1=$(cpu_ticks "$up"); x1=$(executed)
   local extra=""
@@ -335,8 +345,9 @@ sample() { # phase workload contender round delay conns seconds measured
     extra=" fsyncs=$((f1 - f0)) records=$((r1 - r0))"
   fi
   if [[ -n $pg ]]; then
-    d1=$(cpu_ticks "$PG_PID"); t1=$(store_trips "$c")
-    extra=" replicas=${REPLICAS[$c]} db_cpu_ticks=$((d1 - d0)) store_trips=$((t1 - t0))"
+    d1=$(cpu_ticks "$PG_PID"); t1=$(store_trips "$c" tally_store_round_trips_total)
+    n1=$(store_trips "$c" tally_store_notify_statements_total)
+    extra=" replicas=${REPLICAS[$c]} db_cpu_ticks=$((d1 - d0)) store_trips=$((t1 - t0)) notify_stmts=$((n1 - n0))"
   fi
   local line="phase=$phase workload=$wl contender=$c kind=${KIND[$c]} round=$round conns=$conns delay_ms=$delay $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK executed=$((x1 - x0))$extra"
   if [[ $measured == 1 ]]; then

@@ -74,7 +74,7 @@ public final class BenchPostgres {
             .setServerConfig("listen_addresses", "127.0.0.1")
             .setServerConfig("fsync", fsync)
             .setServerConfig("synchronous_commit", fsync)
-            .setServerConfig("max_connections", "100")
+            .setServerConfig("max_connections", "300")
             .setDataDirectoryCustomizer(
                 d -> {
                   try {
