@@ -21,7 +21,8 @@
 # unpinned), PROFILE (1: JFR recording of each sidecar, top frames in the report), PORT_BASE
 # (18300), OUT (bench/target/load-<time>), BUILD (1: rebuild the jars even if present),
 # PG_DURABLE (on: PostgreSQL with fsync and synchronous_commit, as deployed; off: neither),
-# PG_POOL (the postgres stores' pool_size unless a contender names one; empty = the default).
+# PG_POOL (the postgres stores' pool_size unless a contender names one; empty = the default),
+# PG_SETTINGS (more server settings, "name=value ...").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,6 +45,7 @@ PROFILE=${PROFILE:-0}
 STORM_CLIENTS=${STORM_CLIENTS:-64}
 PG_DURABLE=${PG_DURABLE:-on}
 PG_POOL=${PG_POOL:-}
+PG_SETTINGS=${PG_SETTINGS:-}
 if [[ ${QUICK:-0} == 1 ]]; then
   ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
 fi
@@ -161,6 +163,7 @@ start_nginx() {
 start_postgres() { # databases...
   local dbs=() d
   for d in "$@"; do dbs+=(--database "$d"); done
+  for d in $PG_SETTINGS; do dbs+=(--set "$d"); done
   head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$OUT/pg.password"
   chmod 600 "$OUT/pg.password"
   java -Xmx128m -cp "$BENCH_JAR" dev.tally.bench.load.BenchPostgres --dir "$OUT/pg" \

