@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Implementation note: PostgreSQL serializes the commits of transactions that notify (they hold
  * one database-wide lock through the commit, including the WAL flush), so a trigger that notifies
- * inside every write limits a durable store to one commit per flush, about ten times fewer than the
- * pool's group commits allow (measured in bench/README.md, "PostgreSQL store"). The writes
+ * inside every write limits a durable store to one commit per flush instead of the pool's group
+ * commits (about four times fewer calls per second, bench/README.md "PostgreSQL store"). The writes
  * therefore commit without notifying and this class sends the payloads afterwards in its own
  * statement, at most one at a time, batching what queued meanwhile; that statement commits with
  * {@code synchronous_commit = off}, since a notification is a wake-up hint and not data: one lost
