@@ -6,6 +6,8 @@
 #   nginx   nginx as a plain reverse proxy (proxy_pass, upstream keep-alive),
 #   tally   the Tally sidecar on the memory store,
 #   tally-journal  the Tally sidecar on the journal store (side-effecting workloads only),
+#   tally-pg, tally-pg2  (when named in SIDECARS) one or two sidecars on one real PostgreSQL
+#           (side-effecting workloads only; two replicas are driven by two wrk processes at once),
 # interleaving the contenders round by round after a warm-up, and prints a report
 # (median of per-round ratios with min-max, CPU per request from /proc, p50/p99).
 #
@@ -17,7 +19,10 @@
 # THREADS (2), PACED_CONNS (16), PACED_DELAY_MS (5), SIDECAR_LOOPS (0 = sidecar default),
 # SIDECAR_NATIVE (0|1), NGINX_WORKERS (auto), PHASES, PIN_WRK (cpu list for wrk, e.g. 0; default
 # unpinned), PROFILE (1: JFR recording of each sidecar, top frames in the report), PORT_BASE
-# (18300), OUT (bench/target/load-<time>), BUILD (1: rebuild the jars even if present).
+# (18300), OUT (bench/target/load-<time>), BUILD (1: rebuild the jars even if present),
+# PG_DURABLE (on: PostgreSQL with fsync and synchronous_commit, as deployed; off: neither),
+# PG_POOL (the postgres stores' pool_size unless a contender names one; empty = the default),
+# PG_SETTINGS (more server settings, "name=value ...").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +43,9 @@ PORT_BASE=${PORT_BASE:-18300}
 PIN_WRK=${PIN_WRK:-}
 PROFILE=${PROFILE:-0}
 STORM_CLIENTS=${STORM_CLIENTS:-64}
+PG_DURABLE=${PG_DURABLE:-on}
+PG_POOL=${PG_POOL:-}
+PG_SETTINGS=${PG_SETTINGS:-}
 if [[ ${QUICK:-0} == 1 ]]; then
   ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
 fi
@@ -47,8 +55,13 @@ SIDECAR_JAR="$ROOT/sidecar/target/tally-sidecar.jar"
 BENCH_JAR="$ROOT/bench/target/tally-bench.jar"
 NATIVE_CP=$(ls "$ROOT"/bench/target/native-transport/*.jar 2>/dev/null | tr '\n' ':' || true)
 
-# Sidecar contenders: name=store:eventLoops:native[:jar] (store: memory | journal; eventLoops 0 =
-# the sidecar's default; jar: another build of tally-sidecar.jar, for experiments).
+# Sidecar contenders: name=store:eventLoops:native[:jar] (store: memory | journal | postgres |
+# postgres2 = two replicas on one database, either optionally /N for a pool of N connections per
+# replica; eventLoops 0 = the sidecar's default; jar: another build of tally-sidecar.jar, for
+# experiments). Every postgres contender gets its own database on the one PostgreSQL server the
+# run starts, e.g.
+#   SIDECARS="tally=memory:0:0 tally-journal=journal:0:0 tally-pg=postgres:0:0 tally-pg2=postgres2:0:0"
+
 if [[ $MODE == tune ]]; then
   SIDECARS=${SIDECARS:-"tally-l1=memory:1:0 tally-l2=memory:2:0 tally-l1-epoll=memory:1:1 tally-l2-epoll=memory:2:1"}
   PHASES=${PHASES:-"lookup effect"}
@@ -79,6 +92,13 @@ ensure_jars() {
 
 # ---------------------------------------------------------------- processes
 PIDS=()
+PG_JAVA=
+PG_PID=
+stop_pid() { # pid signal: signals it, waits up to 10 s, then SIGKILL
+  kill "-$2" "$1" 2>/dev/null || return 0
+  for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.2; done
+  kill -KILL "$1" 2>/dev/null || true
+}
 cleanup() {
   local p
   for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -86,6 +106,11 @@ cleanup() {
     for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
     kill -KILL "$p" 2>/dev/null || true
   done
+  # PostgreSQL last, after its clients: its JVM stops the server; the postmaster itself (started
+  # by that JVM, not a child of this script) only if it outlived the JVM.
+  [[ -n $PG_JAVA ]] && stop_pid "$PG_JAVA" TERM
+  [[ -n $PG_PID ]] && stop_pid "$PG_PID" INT
+  return 0
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -102,7 +127,7 @@ wait_http() { # url seconds pid log
   die "$1 did not answer within $2 s"
 }
 
-declare -A URL PIDOF ADMIN KIND
+declare -A URL PIDOF ADMIN KIND REPLICAS
 UP_PORT=$PORT_BASE
 NGINX_PORT=$((PORT_BASE + 1))
 
@@ -133,32 +158,82 @@ start_nginx() {
   wait_http "http://127.0.0.1:$NGINX_PORT/count" 30 "${PIDOF[nginx]}" "$OUT/nginx/error.log"
 }
 
+# One PostgreSQL server for the run (dev.tally.bench.load.BenchPostgres), a database per postgres
+# contender; the sidecars read the password from a file (?password_file=), never a command line.
+start_postgres() { # databases...
+  local dbs=() d
+  for d in "$@"; do dbs+=(--database "$d"); done
+  for d in $PG_SETTINGS; do dbs+=(--set "$d"); done
+  head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$OUT/pg.password"
+  chmod 600 "$OUT/pg.password"
+  java -Xmx128m -cp "$BENCH_JAR" dev.tally.bench.load.BenchPostgres --dir "$OUT/pg" \
+    --password-file "$OUT/pg.password" --fsync "$PG_DURABLE" "${dbs[@]}" >"$OUT/postgres.log" 2>&1 &
+  PG_JAVA=$!
+  local i line
+  for i in $(seq 1 600); do
+    line=$(grep -m1 '^POSTGRES ' "$OUT/postgres.log" || true)
+    [[ -n $line ]] && break
+    kill -0 "$PG_JAVA" 2>/dev/null || die "PostgreSQL did not start: $(tail -3 "$OUT/postgres.log")"
+    sleep 0.2
+  done
+  [[ -n $line ]] || die "PostgreSQL did not start within 120 s"
+  PG_PORT=$(sed 's/.* port=\([0-9]*\).*/\1/' <<<"$line")
+  PG_PID=$(sed 's/.* pid=\([0-9]*\).*/\1/' <<<"$line")
+  log "postgres: port $PG_PORT postmaster pid $PG_PID durable=$PG_DURABLE databases $*"
+  echo "postgres $(cut -d' ' -f2- <<<"$line") version=$(cat "$OUT/pg/PG_VERSION") store_pool_size=${PG_POOL:-default} databases=$*" >>"$OUT/config.txt"
+}
+
+pg_db() { tr -c 'a-z0-9\n' '_' <<<"tally_$1"; }
+
 start_sidecar() { # name store loops native index [jar]
   local name=$1 store=$2 loops=$3 native=$4 i=$5 jar=${6:-$SIDECAR_JAR}
-  local port=$((PORT_BASE + 10 + 2 * i)) admin=$((PORT_BASE + 11 + 2 * i))
-  port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
-  local st=memory cp=$jar
-  [[ $store == journal ]] && st="journal:$OUT/journal-$name"
+  local st=memory cp=$jar replicas=1 r label port admin pool=$PG_POOL
+  if [[ $store == */* ]]; then
+    pool=${store#*/}
+    store=${store%%/*}
+  fi
+  case $store in
+    memory) ;;
+    journal) st="journal:$OUT/journal-$name" ;;
+    postgres | postgres2)
+      [[ $store == postgres2 ]] && replicas=2
+      st="postgres://tally@127.0.0.1:$PG_PORT/$(pg_db "$name")?password_file=$OUT/pg.password${pool:+&pool_size=$pool}" ;;
+    *) die "unknown store $store (expected memory, journal, postgres or postgres2)" ;;
+  esac
   [[ $native == 1 ]] && cp="$jar:$NATIVE_CP"
-  local jfr=()
-  [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$name.jfr,settings=profile")
   local env=(TALLY_SIDECAR_NATIVE_TRANSPORT=$([[ $native == 1 ]] && echo true || echo false))
   [[ $loops != 0 ]] && env+=(TALLY_SIDECAR_EVENT_LOOPS=$loops)
-  (cd "$OUT" && exec env "${env[@]}" java -Xms1g -Xmx1g "-Xlog:gc:file=$OUT/$name-gc.log" "${jfr[@]}" -cp "$cp" \
-    dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
-    --listen "127.0.0.1:$port" --admin "127.0.0.1:$admin" --store "$st" \
-    --config "$HERE/tally-bench.yaml" --hmac-key-file "$OUT/hmac.keys") \
-    >"$OUT/$name.log" 2>&1 &
-  PIDS+=($!)
-  PIDOF[$name]=$!
-  URL[$name]="http://127.0.0.1:$port/mcp"
-  ADMIN[$name]="http://127.0.0.1:$admin"
-  KIND[$name]=$store
-  wait_http "${ADMIN[$name]}/readyz" 90 "${PIDOF[$name]}" "$OUT/$name.log"
-  local transport=nio
-  grep -q netty_transport_native_epoll "/proc/${PIDOF[$name]}/maps" 2>/dev/null && transport=epoll
-  log "sidecar $name: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$name]}"
-  echo "sidecar name=$name jar=${jar##*/} store=$store eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
+  REPLICAS[$name]=$replicas
+  for r in $(seq 1 "$replicas"); do
+    # The second replica of a contender is "<name>-b", on ports 40 above the first's.
+    label=$name
+    [[ $r == 2 ]] && label="$name-b"
+    port=$((PORT_BASE + 10 + 2 * i + 40 * (r - 1)))
+    admin=$((port + 1))
+    port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
+    local jfr=()
+    [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$label.jfr,settings=profile")
+    (cd "$OUT" && exec env "${env[@]}" java -Xms1g -Xmx1g "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
+      dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
+      --listen "127.0.0.1:$port" --admin "127.0.0.1:$admin" --store "$st" \
+      --config "$HERE/tally-bench.yaml" --hmac-key-file "$OUT/hmac.keys") \
+      >"$OUT/$label.log" 2>&1 &
+    PIDS+=($!)
+    PIDOF[$label]=$!
+    URL[$label]="http://127.0.0.1:$port/mcp"
+    ADMIN[$label]="http://127.0.0.1:$admin"
+    KIND[$label]=$store
+    wait_http "${ADMIN[$label]}/readyz" 90 "${PIDOF[$label]}" "$OUT/$label.log"
+    local transport=nio
+    grep -q netty_transport_native_epoll "/proc/${PIDOF[$label]}/maps" 2>/dev/null && transport=epoll
+    log "sidecar $label: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$label]}"
+    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
+  done
+}
+
+# The processes of a contender: itself, and its second replica if it has one.
+replicas_of() { # contender
+  if [[ ${REPLICAS[$1]:-1} == 2 ]]; then echo "$1 $1-b"; else echo "$1"; fi
 }
 
 # ---------------------------------------------------------------- measurement helpers
@@ -189,16 +264,62 @@ thread_cpu() {
 
 executed() { curl -s -m 5 "http://127.0.0.1:$UP_PORT/count" | tr -d '\r\n'; }
 
+contender_cpu() { # contender: CPU ticks of all its processes
+  local sum=0 r
+  for r in $(replicas_of "$1"); do sum=$((sum + $(cpu_ticks "${PIDOF[$r]}"))); done
+  echo "$sum"
+}
+
+store_trips() { # contender metric: a PostgreSQL store counter summed over its replicas
+  local sum=0 r v
+  for r in $(replicas_of "$1"); do
+    v=$(metric "$2" "${ADMIN[$r]}")
+    sum=$((sum + ${v:-0}))
+  done
+  echo "$sum"
+}
+
 metric() { # name admin-url
   curl -s -m 5 "$2/metrics" | awk -v m="$1" '$1 == m {print $2}'
 }
 
-run_wrk() { # url workload seconds conns delay prefix
+run_wrk() { # url workload seconds conns delay prefix [threads]
   local pin=()
   [[ -n $PIN_WRK ]] && pin=(taskset -c "$PIN_WRK")
   MCP_WORKLOAD=$2 MCP_DELAY_MS=$5 MCP_PREFIX=$6 \
-    "${pin[@]}" wrk -t"$THREADS" -c"$4" -d"${3}s" --timeout 10s -s "$HERE/mcp.lua" "$1" |
+    "${pin[@]}" wrk -t"${7:-$THREADS}" -c"$4" -d"${3}s" --timeout 10s -s "$HERE/mcp.lua" "$1" |
     grep '^RESULT' | sed 's/^RESULT //'
+}
+
+# wrk against a contender. Two replicas: two wrk processes started together, each with half the
+# connections and threads, one per replica (no balancer in between). Their result lines are
+# merged: counts summed, duration the longer, p50 and mean weighted by requests, p90/p99/max the
+# larger of the two.
+run_load() { # contender workload seconds conns delay prefix
+  local c=$1
+  if [[ ${REPLICAS[$c]:-1} == 1 ]]; then
+    run_wrk "${URL[$c]}" "$2" "$3" "$4" "$5" "$6"
+    return
+  fi
+  local t=$((THREADS / 2)) r n=0 pids=()
+  ((t >= 1)) || t=1
+  for r in $(replicas_of "$c"); do
+    n=$((n + 1))
+    run_wrk "${URL[$r]}" "$2" "$3" $(($4 / 2)) "$5" "$6-r$n" "$t" >"$OUT/wrk-$n.out" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  cat "$OUT"/wrk-[12].out | awk '{for (i = 1; i <= NF; i++) {split($i, a, "="); v[NR, a[1]] = a[2]}}
+    END {
+      n1 = v[1, "requests"]; n2 = v[2, "requests"]; n = n1 + n2
+      printf "requests=%d duration_us=%d", n, (v[1, "duration_us"] > v[2, "duration_us"] ? v[1, "duration_us"] : v[2, "duration_us"])
+      split("connect_err read_err write_err timeout_err non2xx", s, " ")
+      for (k = 1; k <= 5; k++) printf " %s=%d", s[k], v[1, s[k]] + v[2, s[k]]
+      printf " p50_us=%d", n ? (v[1, "p50_us"] * n1 + v[2, "p50_us"] * n2) / n : 0
+      split("p90_us p99_us max_us", m, " ")
+      for (k = 1; k <= 3; k++) printf " %s=%d", m[k], (v[1, m[k]] > v[2, m[k]] ? v[1, m[k]] : v[2, m[k]])
+      printf " mean_us=%.1f wrk_processes=2\n", n ? (v[1, "mean_us"] * n1 + v[2, "mean_us"] * n2) / n : 0
+    }'
 }
 
 RUN_ID=$(date +%s)
@@ -208,18 +329,28 @@ sample() { # phase workload contender round delay conns seconds measured
   local phase=$1 wl=$2 c=$3 round=$4 delay=$5 conns=$6 secs=$7 measured=$8
   SEQ=$((SEQ + 1))
   local prefix="$RUN_ID-$SEQ"
-  local pid=${PIDOF[$c]} up=${PIDOF[direct]}
-  local c0 u0 x0 f0 r0 c1 u1 x1 f1 r1 res
-  c0=$(cpu_ticks "$pid"); u0=$(cpu_ticks "$up"); x0=$(executed)
+  local up=${PIDOF[direct]} pg=${KIND[$c]}
+  [[ $pg == postgres* ]] || pg=
+  local c0 u0 x0 f0 r0 d0 t0 n0 c1 u1 x1 f1 r1 d1 t1 n1 res
+  c0=$(contender_cpu "$c"); u0=$(cpu_ticks "$up"); x0=$(executed)
   if [[ ${KIND[$c]} == journal ]]; then
     f0=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r0=$(metric tally_journal_records_total "${ADMIN[$c]}")
   fi
-  res=$(run_wrk "${URL[$c]}" "$wl" "$secs" "$conns" "$delay" "$prefix")
-  c1=$(cpu_ticks "$pid"); u1=$(cpu_ticks "$up"); x1=$(executed)
+  if [[ -n $pg ]]; then
+    d0=$(cpu_ticks "$PG_PID"); t0=$(store_trips "$c" tally_store_round_trips_total)
+    n0=$(store_trips "$c" tally_store_notify_statements_total)
+  fi
+  res=$(run_load "$c" "$wl" "$secs" "$conns" "$delay" "$prefix")
+  c1=$(contender_cpu "$c"); u1=$(cpu_ticks "$up"); x1=$(executed)
   local extra=""
   if [[ ${KIND[$c]} == journal ]]; then
     f1=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r1=$(metric tally_journal_records_total "${ADMIN[$c]}")
     extra=" fsyncs=$((f1 - f0)) records=$((r1 - r0))"
+  fi
+  if [[ -n $pg ]]; then
+    d1=$(cpu_ticks "$PG_PID"); t1=$(store_trips "$c" tally_store_round_trips_total)
+    n1=$(store_trips "$c" tally_store_notify_statements_total)
+    extra=" replicas=${REPLICAS[$c]} db_cpu_ticks=$((d1 - d0)) store_trips=$((t1 - t0)) notify_stmts=$((n1 - n0))"
   fi
   local line="phase=$phase workload=$wl contender=$c kind=${KIND[$c]} round=$round conns=$conns delay_ms=$delay $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK executed=$((x1 - x0))$extra"
   if [[ $measured == 1 ]]; then
@@ -230,10 +361,10 @@ sample() { # phase workload contender round delay conns seconds measured
 }
 
 storm_sample() { # phase contender round seconds measured
-  local phase=$1 c=$2 round=$3 secs=$4 measured=$5 pid=${PIDOF[$2]} up=${PIDOF[direct]} key=()
+  local phase=$1 c=$2 round=$3 secs=$4 measured=$5 up=${PIDOF[direct]} key=()
   [[ $phase == storm-keyed ]] && key=(--keyed)
   local c0 u0 c1 u1 res
-  c0=$(cpu_ticks "$pid"); u0=$(cpu_ticks "$up")
+  c0=$(contender_cpu "$c"); u0=$(cpu_ticks "$up")
   res=$(java -Xmx256m -cp "$BENCH_JAR" dev.tally.bench.load.StormDriver --url "${URL[$c]}" \
     --count-url "http://127.0.0.1:$UP_PORT/count" --clients "$STORM_CLIENTS" \
     --seconds "$secs" --warmup 1 --prefix "$RUN_ID-$phase$round-$c" "${key[@]}" 2>"$OUT/storm-error.log" |
@@ -243,7 +374,7 @@ storm_sample() { # phase contender round seconds measured
     return
   fi
   [[ $measured == 1 ]] || return 0
-  c1=$(cpu_ticks "$pid"); u1=$(cpu_ticks "$up")
+  c1=$(contender_cpu "$c"); u1=$(cpu_ticks "$up")
   local line="phase=$phase workload=storm contender=$c kind=${KIND[$c]} round=$round $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK"
   echo "$line" >>"$OUT/samples.txt"
   log "$phase r$round $c: $res"
@@ -282,7 +413,7 @@ contenders_for() { # phase -> names
   [[ $phase == storm ]] && out=(direct)
   [[ $phase == storm-keyed ]] && out=()
   for n in "${SIDECAR_NAMES[@]}"; do
-    if [[ ${KIND[$n]} == journal && $phase != effect && $phase != paced-effect && $phase != storm* ]]; then
+    if [[ ${KIND[$n]} != memory && $phase != effect && $phase != paced-effect && $phase != storm* ]]; then
       continue
     fi
     out+=("$n")
@@ -338,16 +469,23 @@ log "output: $OUT (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 
 start_upstream
 start_nginx
+PG_DATABASES=()
+for spec in $SIDECARS; do
+  [[ ${spec#*=} == postgres* ]] && PG_DATABASES+=("$(pg_db "${spec%%=*}")")
+done
+[[ ${#PG_DATABASES[@]} -gt 0 ]] && start_postgres "${PG_DATABASES[@]}"
 SIDECAR_NAMES=()
+ALL=(direct nginx)
 i=0
 for spec in $SIDECARS; do
   name=${spec%%=*}
   IFS=: read -r store loops native jar <<<"${spec#*=}"
   start_sidecar "$name" "$store" "$loops" "$native" "$i" "${jar:-}"
   SIDECAR_NAMES+=("$name")
+  read -r -a reps <<<"$(replicas_of "$name")"
+  ALL+=("${reps[@]}")
   i=$((i + 1))
 done
-ALL=(direct nginx "${SIDECAR_NAMES[@]}")
 preflight
 
 for phase in $PHASES; do run_phase "$phase"; done

@@ -95,6 +95,7 @@ public final class LoadReport {
     out.append("```\n\n");
     throughput();
     journal();
+    postgres();
     paced();
     storms();
     if (!verdicts.isEmpty()) {
@@ -194,6 +195,69 @@ public final class LoadReport {
           .append(fmt2(median(s, x -> x.d("records") / Math.max(1, x.d("requests")))))
           .append(" |\n");
       verdict("effect", j, mem, 0.6, "journal store ≥ 0.6 × memory store at 64 clients");
+    }
+    out.append('\n');
+  }
+
+  /**
+   * PostgreSQL store contenders (issue 6): throughput against the memory store, CPU per request of
+   * the sidecar process(es) and of the PostgreSQL server (postmaster and every backend), and store
+   * round trips per upstream execution (every statement the store sent, background work included).
+   */
+  private void postgres() {
+    List<String> pgs = new ArrayList<>();
+    for (String c : contenders("effect")) {
+      if (kind("effect", c).startsWith("postgres")) {
+        pgs.add(c);
+      }
+    }
+    String mem = firstMemory("effect");
+    if (pgs.isEmpty() || mem == null) {
+      return;
+    }
+    out.append("PostgreSQL store, side-effecting calls at ")
+        .append(of("effect", pgs.get(0)).get(0).s("conns"))
+        .append(" concurrent clients in total (issue 6; two replicas: two wrk processes, one per")
+        .append(" replica, half the connections each):\n\n")
+        .append("| contender | replicas | req/s | × ")
+        .append(mem)
+        .append(" (memory) | sidecar CPU µs/req | PostgreSQL CPU µs/req | round trips per call |")
+        .append(" notify statements per call | p50 ms | p99 ms | errors |\n")
+        .append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (String c : pgs) {
+      List<Sample> s = of("effect", c);
+      double trips = sum(s, "store_trips") / Math.max(1, sum(s, "executed"));
+      out.append("| ")
+          .append(c)
+          .append(" | ")
+          .append(s.get(0).s("replicas"))
+          .append(" | ")
+          .append(fmt0(median(s, Sample::rps)))
+          .append(" | ")
+          .append(ratio("effect", c, mem))
+          .append(" | ")
+          .append(fmt1(median(s, x -> x.cpuUsPerRequest("proc_cpu_ticks"))))
+          .append(" | ")
+          .append(fmt1(median(s, x -> x.cpuUsPerRequest("db_cpu_ticks"))))
+          .append(" | ")
+          .append(fmt3(trips))
+          .append(" | ")
+          .append(fmt3(sum(s, "notify_stmts") / Math.max(1, sum(s, "executed"))))
+          .append(" | ")
+          .append(fmt2(median(s, x -> x.d("p50_us") / 1000)))
+          .append(" | ")
+          .append(fmt2(median(s, x -> x.d("p99_us") / 1000)))
+          .append(" | ")
+          .append(fmt0(s.stream().mapToDouble(Sample::errors).sum()))
+          .append(" |\n");
+      verdict("effect", c, mem, 0.4, "PostgreSQL store ≥ 0.4 × memory store at 64 clients");
+      verdicts.add(
+          String.format(
+              Locale.ROOT,
+              "%s, store round trips per side-effecting call ≤ 3: %.3f — **%s**",
+              c,
+              trips,
+              trips <= 3.0 ? "met" : "missed"));
     }
     out.append('\n');
   }

@@ -13,6 +13,8 @@ import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalStats;
 import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.admin.AdminServer;
+import dev.tally.store.postgres.PostgresExecutionStore;
+import dev.tally.store.postgres.PostgresStoreStats;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.lang.management.ManagementFactory;
@@ -205,6 +207,34 @@ public final class TallyServer {
           b, "tally_journal_records_total", "records written to the journal", s.recordsWritten());
       counter(b, "tally_journal_bytes_total", "bytes written to the journal", s.bytesWritten());
       counter(b, "tally_journal_compactions_total", "journal compactions", s.compactions());
+    }
+    if (inner instanceof PostgresExecutionStore p) {
+      PostgresStoreStats s = p.stats();
+      counter(
+          b,
+          "tally_store_round_trips_total",
+          "statements sent to PostgreSQL for store operations, one round trip each",
+          s.roundTrips());
+      counter(
+          b,
+          "tally_store_notify_statements_total",
+          "statements that announced committed changes to other replicas (batched, off the path)",
+          s.notifyStatements());
+      counter(
+          b,
+          "tally_store_outages_total",
+          "store operations that failed because PostgreSQL was unavailable",
+          s.outages());
+      counter(
+          b,
+          "tally_store_notifications_total",
+          "change notifications received from PostgreSQL",
+          s.notifications());
+      gauge(
+          b,
+          "tally_store_listening",
+          "1 while the store receives change notifications",
+          s.listening() ? 1 : 0);
     }
     return b.toString();
   }

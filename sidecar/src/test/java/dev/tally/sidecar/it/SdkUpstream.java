@@ -22,25 +22,39 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * A real MCP Java SDK server (servlet transport on embedded Jetty) with a side-effect-counting
- * write tool {@code create_ticket} and a read-only tool {@code get_ticket}. A filter records what
- * reached it over HTTP.
+ * A real MCP Java SDK server (servlet transport on embedded Jetty, port 0) with a
+ * side-effect-counting write tool {@code create_ticket}, which can be held on a latch, and a
+ * read-only tool {@code get_ticket}. A filter records what reached it over HTTP. Shared by the
+ * in-JVM sidecar tests and the replica tests.
  */
-final class SdkUpstream implements AutoCloseable {
-  final AtomicInteger sideEffects = new AtomicInteger();
-  final AtomicInteger readCalls = new AtomicInteger();
-  final AtomicInteger posts = new AtomicInteger();
-  final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
-  final List<String> traceparents = new CopyOnWriteArrayList<>();
-  final List<Object> executionIdsSeenByTool = new CopyOnWriteArrayList<>();
-  volatile CountDownLatch hold;
-  volatile CountDownLatch entered = new CountDownLatch(1);
+public final class SdkUpstream implements AutoCloseable {
+  /** Side effects performed (after the hold). */
+  public final AtomicInteger sideEffects = new AtomicInteger();
+
+  public final AtomicInteger readCalls = new AtomicInteger();
+  public final AtomicInteger posts = new AtomicInteger();
+  public final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
+  public final List<String> traceparents = new CopyOnWriteArrayList<>();
+
+  /** {@code _meta["dev.tally/executionId"]} of each side effect, in order (after the hold). */
+  public final List<Object> executionIdsSeenByTool = new CopyOnWriteArrayList<>();
+
+  /** Write-tool invocations that started (before the hold). */
+  public final AtomicInteger invocations = new AtomicInteger();
+
+  /**
+   * {@code _meta["dev.tally/executionId"]} of each write-tool invocation as it starts, in order.
+   */
+  public final List<String> startedExecutionIds = new CopyOnWriteArrayList<>();
+
+  public volatile CountDownLatch hold;
+  public volatile CountDownLatch entered = new CountDownLatch(1);
 
   private final Server jetty;
   private final McpSyncServer mcp;
   private final int port;
 
-  SdkUpstream() throws Exception {
+  public SdkUpstream() throws Exception {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder().mcpEndpoint("/mcp").build();
     McpSchema.Tool write =
@@ -64,15 +78,15 @@ final class SdkUpstream implements AutoCloseable {
                 new McpServerFeatures.SyncToolSpecification(
                     write,
                     (exchange, req) -> {
+                      startedExecutionIds.add(String.valueOf(executionId(req)));
+                      invocations.incrementAndGet();
                       entered.countDown();
                       CountDownLatch h = hold;
                       if (h != null) {
                         holdThroughInterrupts(h);
                       }
                       int n = sideEffects.incrementAndGet();
-                      Object meta =
-                          req.meta() == null ? null : req.meta().get("dev.tally/executionId");
-                      executionIdsSeenByTool.add(String.valueOf(meta));
+                      executionIdsSeenByTool.add(String.valueOf(executionId(req)));
                       return McpSchema.CallToolResult.builder()
                           .addTextContent(
                               "ticket T-" + n + " created: " + req.arguments().get("title"))
@@ -118,16 +132,45 @@ final class SdkUpstream implements AutoCloseable {
     port = connector.getLocalPort();
   }
 
-  String url() {
+  private static Object executionId(McpSchema.CallToolRequest req) {
+    return req.meta() == null ? null : req.meta().get("dev.tally/executionId");
+  }
+
+  public String url() {
     return "http://127.0.0.1:" + port + "/mcp";
   }
 
-  @Override
-  public void close() {
+  /** Makes the next {@code create_ticket} calls wait until {@link #release()}. */
+  public void holdCalls() {
+    hold = new CountDownLatch(1);
+  }
+
+  /** Lets held calls go on and stops holding new ones. */
+  public void release() {
     CountDownLatch h = hold;
     if (h != null) {
       h.countDown();
     }
+    hold = null;
+  }
+
+  /** Releases held calls and zeroes every counter and list, for the next test. */
+  public void reset() {
+    release();
+    sideEffects.set(0);
+    readCalls.set(0);
+    posts.set(0);
+    idempotencyKeys.clear();
+    traceparents.clear();
+    executionIdsSeenByTool.clear();
+    invocations.set(0);
+    startedExecutionIds.clear();
+    entered = new CountDownLatch(1);
+  }
+
+  @Override
+  public void close() {
+    release();
     mcp.closeGracefully();
     try {
       jetty.stop();

@@ -166,7 +166,8 @@ final class McpClient implements AutoCloseable {
         admin.send(
             HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).GET().build(),
             HttpResponse.BodyHandlers.ofString());
-    JsonNode n = r.body().isBlank() ? F.objectNode() : JSON.readTree(r.body());
+    boolean json = r.headers().firstValue("Content-Type").orElse("").contains("json");
+    JsonNode n = !json || r.body().isBlank() ? F.objectNode() : JSON.readTree(r.body());
     return new Answer(r.statusCode(), r.body(), n);
   }
 

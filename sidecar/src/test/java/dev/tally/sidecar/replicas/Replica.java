@@ -11,6 +11,7 @@ import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.store.postgres.PostgresExecutionStore;
 import dev.tally.store.postgres.PostgresStoreOptions;
+import dev.tally.store.postgres.PostgresTarget;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -60,6 +61,17 @@ final class Replica {
     this.url = "http://127.0.0.1:" + sidecar.port() + "/mcp";
   }
 
+  /**
+   * Store options with short health and reconnect intervals, so an outage and a recovery are
+   * noticed within a second; timeouts are generous for a machine shared with other builds.
+   */
+  static PostgresStoreOptions storeOptions(PostgresTarget target) {
+    return PostgresStoreOptions.defaults(target)
+        .withMaxResultBytes(64 * 1024)
+        .withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(5))
+        .withIntervals(Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(250));
+  }
+
   static Replica start(String owner, PostgresStoreOptions storeOptions, String upstreamUrl)
       throws Exception {
     PostgresExecutionStore store =
@@ -106,21 +118,6 @@ final class Replica {
         .find(ExecutionId.parse(executionId))
         .toCompletableFuture()
         .get(10, TimeUnit.SECONDS);
-  }
-
-  /**
-   * Simulates the process dying mid-execution: no drain, heartbeats stop, the store connections and
-   * every socket of this replica go away at once. Nothing of it writes to the database after this
-   * returns.
-   */
-  void kill() throws Exception {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    gate.close();
-    store.close();
-    vertx.close().toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
   }
 
   void close() throws Exception {

@@ -3,8 +3,10 @@ package dev.tally.sidecar.replicas;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionState;
+import dev.tally.sidecar.it.SdkUpstream;
+import dev.tally.store.postgres.PostgresServer;
+import dev.tally.store.postgres.PostgresStoreOptions;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -24,13 +26,14 @@ import org.junit.jupiter.api.Test;
  * Two sidecar replicas (A and B: own gate, own lease owner, own store) over one PostgreSQL and in
  * front of one upstream: a retry on either replica never becomes a second side effect.
  *
- * <p>A "killed" replica is simulated in this JVM ({@link Replica#kill()}: heartbeats stop, its
- * store and sockets close without a drain), not with a separate process.
+ * <p>A replica killed mid-execution is tested with real processes and {@code kill -9} in {@link
+ * dev.tally.sidecar.process.SidecarPostgresKillIT}.
  */
 class SidecarPostgresReplicasIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static PgServer pg;
-  private static CountingUpstream upstream;
+  private static PostgresServer pg;
+  private static String database;
+  private static SdkUpstream upstream;
   private Replica a;
   private Replica b;
   private McpClient ca;
@@ -38,8 +41,9 @@ class SidecarPostgresReplicasIT {
 
   @BeforeAll
   static void startServers() throws Exception {
-    pg = PgServer.launch();
-    upstream = new CountingUpstream();
+    pg = PostgresServer.launch();
+    database = pg.newDatabase();
+    upstream = new SdkUpstream();
   }
 
   @AfterAll
@@ -58,10 +62,11 @@ class SidecarPostgresReplicasIT {
   @BeforeEach
   void startReplicas() throws Exception {
     pg.start();
-    pg.emptyTables();
+    pg.emptyTables(database);
     upstream.reset();
-    a = Replica.start("replica-a", pg.storeOptions(), upstream.url());
-    b = Replica.start("replica-b", pg.storeOptions(), upstream.url());
+    PostgresStoreOptions options = Replica.storeOptions(pg.target(database));
+    a = Replica.start("replica-a", options, upstream.url());
+    b = Replica.start("replica-b", options, upstream.url());
     ca = McpClient.open(a.url);
     cb = McpClient.open(b.url);
   }
@@ -86,8 +91,8 @@ class SidecarPostgresReplicasIT {
     Socket cut = ca.send(McpClient.call(2, "create_ticket", "{\"title\":\"cut\"}"));
     String executionId;
     try {
-      await("the upstream runs the call", () -> upstream.entered.get() == 1);
-      executionId = upstream.executionIds.get(0);
+      await("the upstream runs the call", () -> upstream.invocations.get() == 1);
+      executionId = upstream.startedExecutionIds.get(0);
     } finally {
       cut.close();
     }
@@ -107,7 +112,7 @@ class SidecarPostgresReplicasIT {
     assertThat(msg.at("/result/_meta/dev.tally~1replay/executionId").asText())
         .isEqualTo(executionId);
     assertThat(upstream.sideEffects).hasValue(1);
-    assertThat(upstream.entered).hasValue(1);
+    assertThat(upstream.invocations).hasValue(1);
   }
 
   @Test
@@ -115,7 +120,7 @@ class SidecarPostgresReplicasIT {
     upstream.holdCalls();
     CompletableFuture<HttpResponse<String>> first =
         ca.postAsync(McpClient.call(2, "create_ticket", "{\"title\":\"attach\"}"));
-    await("the upstream runs the call", () -> upstream.entered.get() == 1);
+    await("the upstream runs the call", () -> upstream.invocations.get() == 1);
     CompletableFuture<HttpResponse<String>> retry =
         cb.postAsync(McpClient.call(3, "create_ticket", "{\"title\":\"attach\"}"));
     await("B's retry attached to A's execution", () -> b.gateStore.waiting.get() == 1);
@@ -125,50 +130,14 @@ class SidecarPostgresReplicasIT {
 
     JsonNode onA = McpClient.message(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
     JsonNode onB = McpClient.message(retry.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
-    assertThat(upstream.executionIds).describedAs(this::records).hasSize(1);
+    assertThat(upstream.startedExecutionIds).describedAs(this::records).hasSize(1);
     assertThat(upstream.sideEffects).hasValue(1);
     assertThat(onA.path("id").asInt()).isEqualTo(2);
     assertThat(onB.path("id").asInt()).isEqualTo(3);
     assertThat(text(onA)).isEqualTo("ticket T-1 created: attach");
     assertThat(text(onB)).isEqualTo("ticket T-1 created: attach");
     assertThat(upstream.sideEffects).hasValue(1);
-    assertThat(upstream.entered).hasValue(1);
-  }
-
-  @Test
-  void retryOnBAfterAOwnerDiedMidCallReportsOutcomeUnknownAfterTheLeaseLapses() throws Exception {
-    upstream.holdCalls();
-    CompletableFuture<HttpResponse<String>> first =
-        ca.postAsync(McpClient.call(2, "create_ticket", "{\"title\":\"orphan\"}"));
-    await("the upstream runs the call", () -> upstream.entered.get() == 1);
-    String executionId = upstream.executionIds.get(0);
-    a.kill();
-    long killed = System.nanoTime();
-
-    HttpResponse<String> retry =
-        cb.post(McpClient.call(5, "create_ticket", "{\"title\":\"orphan\"}"));
-    long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-
-    assertThat(retry.statusCode()).isEqualTo(200);
-    JsonNode msg = McpClient.message(retry.body());
-    assertThat(msg.path("id").asInt()).isEqualTo(5);
-    assertThat(msg.at("/result/isError").asBoolean()).isTrue();
-    assertThat(msg.at("/result/structuredContent/tally/code").asText())
-        .isEqualTo("OUTCOME_UNKNOWN");
-    assertThat(waitedMs).isLessThan(Replica.LEASE.toMillis() + 10_000);
-    assertThat(b.find(executionId).map(Execution::state)).hasValue(ExecutionState.OUTCOME_UNKNOWN);
-    assertThat(upstream.entered).hasValue(1);
-
-    // The orphaned call finishes upstream: exactly the one side effect, never a second.
-    upstream.release();
-    await("the orphaned call finishes upstream", () -> upstream.sideEffects.get() == 1);
-    first.handle((r, e) -> null).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    HttpResponse<String> again =
-        cb.post(McpClient.call(6, "create_ticket", "{\"title\":\"orphan\"}"));
-    assertThat(McpClient.message(again.body()).at("/result/structuredContent/tally/code").asText())
-        .isEqualTo("OUTCOME_UNKNOWN");
-    assertThat(upstream.sideEffects).hasValue(1);
-    assertThat(upstream.entered).hasValue(1);
+    assertThat(upstream.invocations).hasValue(1);
   }
 
   @Test
@@ -185,7 +154,7 @@ class SidecarPostgresReplicasIT {
     upstream.release();
     CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
         .get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    assertThat(upstream.executionIds).describedAs(this::records).hasSize(1);
+    assertThat(upstream.startedExecutionIds).describedAs(this::records).hasSize(1);
     assertThat(upstream.sideEffects).hasValue(1);
 
     for (int i = 0; i < calls.size(); i++) {
@@ -196,7 +165,7 @@ class SidecarPostgresReplicasIT {
       assertThat(text(msg)).isEqualTo("ticket T-1 created: crowd");
     }
     assertThat(upstream.sideEffects).hasValue(1);
-    assertThat(upstream.entered).hasValue(1);
+    assertThat(upstream.invocations).hasValue(1);
   }
 
   @Test
@@ -212,7 +181,7 @@ class SidecarPostgresReplicasIT {
         assertThat(McpClient.message(refused.body()).at("/error/data/tally/code").asText())
             .isEqualTo("STORE_UNAVAILABLE");
       }
-      assertThat(upstream.entered).hasValue(1);
+      assertThat(upstream.invocations).hasValue(1);
 
       HttpResponse<String> read = ca.post(McpClient.call(4, "get_ticket", "{\"id\":\"T-1\"}"));
       assertThat(read.statusCode()).isEqualTo(200);
@@ -236,7 +205,7 @@ class SidecarPostgresReplicasIT {
       assertThat(McpClient.message(r.body()).at("/result/isError").asBoolean()).isFalse();
     }
     assertThat(upstream.sideEffects).hasValue(3);
-    assertThat(upstream.entered).hasValue(3);
+    assertThat(upstream.invocations).hasValue(3);
   }
 
   private static HttpResponse<String> ok(McpClient c, int id, String args) throws Exception {
@@ -248,7 +217,7 @@ class SidecarPostgresReplicasIT {
   /** The records behind the upstream's invocations, for a failure message. */
   private String records() {
     StringBuilder sb = new StringBuilder();
-    for (String id : upstream.executionIds) {
+    for (String id : upstream.startedExecutionIds) {
       try {
         b.find(id)
             .ifPresentOrElse(

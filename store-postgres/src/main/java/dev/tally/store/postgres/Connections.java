@@ -36,6 +36,7 @@ final class Connections {
       c.setPassword(t.password());
     }
     c.addProperty("application_name", t.applicationName());
+    c.addProperty(Schema.NOTIFY_SETTING, Schema.NOTIFY_AFTER_COMMIT);
     c.addProperty("statement_timeout", Long.toString(o.statementTimeout().toMillis()));
     c.addProperty(
         "idle_in_transaction_session_timeout",

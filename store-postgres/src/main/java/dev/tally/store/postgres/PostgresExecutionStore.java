@@ -57,13 +57,14 @@ import java.util.function.Supplier;
  * row changes, one more read tells {@code STALE_VERSION} from {@code NOT_FOUND}.
  *
  * <p><b>Round trips.</b> Claim, transition (cache hit) and touch take one each; every statement is
- * counted in {@link #stats()}.
+ * counted in {@link #stats()}; the batched notifications below are counted apart.
  *
- * <p><b>Changes across replicas.</b> A trigger sends {@code NOTIFY tally_executions,
- * '<id>:<version>'} with every change, delivered at commit. Each store listens on one extra
- * connection that reconnects by itself; while it is down or notifications are disabled, waiting
- * {@link #awaitChange} calls poll every {@code pollInterval}. Changes this store makes wake its own
- * waiters at once.
+ * <p><b>Changes across replicas.</b> After a transition or touch of a record that may be waited on
+ * (no outcome yet) committed, the store sends {@code NOTIFY tally_executions, '<id>:<version>'},
+ * batched and off the caller's path ({@link Notifier}); deletes are notified by a trigger. Each
+ * store listens on one extra connection that reconnects by itself; while it is down or
+ * notifications are disabled, waiting {@link #awaitChange} calls poll every {@code pollInterval}.
+ * Changes this store makes wake its own waiters at once.
  *
  * <p><b>Outages</b> fail closed: a statement that fails for lack of a connection, a server shutting
  * down, or no answer within the statement timeout completes with {@link
@@ -82,6 +83,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
   private final PostgresStoreOptions options;
   private final Db db;
   private final Writer writer;
+  private final Notifier notifier;
   private final Reads reads;
   private final ChangeFeed feed;
   private final Listener listener;
@@ -108,7 +110,8 @@ public final class PostgresExecutionStore implements ExecutionStore {
                 Math.max(LISTENER_PING_MILLIS, options.healthInterval().toMillis()),
                 options.connectTimeout().toMillis() + options.statementTimeout().toMillis())
             : null;
-    this.writer = new Writer(db, cache, this::changed, options.maxResultBytes());
+    this.notifier = new Notifier(db);
+    this.writer = new Writer(db, cache, this::changed, notifier, options.maxResultBytes());
     this.reads = new Reads(db, writer);
     this.feed =
         new ChangeFeed(
@@ -319,12 +322,18 @@ public final class PostgresExecutionStore implements ExecutionStore {
   public PostgresStoreStats stats() {
     return new PostgresStoreStats(
         db.statements(),
+        notifier.statements(),
         db.outages(),
         feed.notifications(),
         feed.polls(),
         feed.waiting(),
         listener != null && listener.listening(),
         isWritable());
+  }
+
+  /** What announces this store's changes to the other replicas (for tests). */
+  Notifier notifier() {
+    return notifier;
   }
 
   /** The options the store was opened with. */

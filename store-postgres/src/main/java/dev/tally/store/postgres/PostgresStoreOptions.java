@@ -101,7 +101,9 @@ public record PostgresStoreOptions(
    * The defaults for a {@code postgres://} store URL (see {@link PostgresTarget#parse(String)}).
    */
   public static PostgresStoreOptions fromUrl(String url) {
-    return defaults(PostgresTarget.parse(url));
+    PostgresTarget target = PostgresTarget.parse(url);
+    PostgresStoreOptions o = defaults(target);
+    return target.poolSize() > 0 ? o.withPoolSize(target.poolSize()) : o;
   }
 
   public PostgresStoreOptions withMaxResultBytes(int bytes) {

@@ -24,9 +24,11 @@ import java.util.regex.Pattern;
  * password} parameter, {@code password_file=PATH} (the file's content without a trailing line
  * break), {@code password_env=NAME} (an environment variable), or else {@code PGPASSWORD} if set.
  * Other parameters: {@code sslmode} ({@code disable}, {@code prefer}, {@code require}, {@code
- * verify-ca}, {@code verify-full}; default {@code disable}) and {@code application_name} (default
- * {@value #DEFAULT_APPLICATION_NAME}). Defaults: user {@value #DEFAULT_USER}, port {@value
- * #DEFAULT_PORT}, database the user's name (as libpq does).
+ * verify-ca}, {@code verify-full}; default {@code disable}), {@code application_name} (default
+ * {@value #DEFAULT_APPLICATION_NAME}) and {@code pool_size} (1..1000 pooled connections, see {@link
+ * PostgresStoreOptions#poolSize()}; carried here for {@link PostgresStoreOptions#fromUrl}).
+ * Defaults: user {@value #DEFAULT_USER}, port {@value #DEFAULT_PORT}, database the user's name (as
+ * libpq does).
  */
 public final class PostgresTarget {
   public static final int DEFAULT_PORT = 5432;
@@ -45,6 +47,7 @@ public final class PostgresTarget {
   private final String password;
   private final String sslMode;
   private final String applicationName;
+  private final int poolSize;
 
   private PostgresTarget(
       String host,
@@ -53,7 +56,8 @@ public final class PostgresTarget {
       String user,
       String password,
       String sslMode,
-      String applicationName) {
+      String applicationName,
+      int poolSize) {
     this.host = Objects.requireNonNull(host, "host");
     this.port = port;
     this.database = Objects.requireNonNull(database, "database");
@@ -61,6 +65,7 @@ public final class PostgresTarget {
     this.password = password;
     this.sslMode = Objects.requireNonNull(sslMode, "sslMode");
     this.applicationName = Objects.requireNonNull(applicationName, "applicationName");
+    this.poolSize = poolSize;
     if (host.isEmpty()) {
       throw new IllegalArgumentException("host: empty (expected: a host name or address)");
     }
@@ -83,7 +88,7 @@ public final class PostgresTarget {
   public static PostgresTarget of(
       String host, int port, String database, String user, String password) {
     return new PostgresTarget(
-        host, port, database, user, password, "disable", DEFAULT_APPLICATION_NAME);
+        host, port, database, user, password, "disable", DEFAULT_APPLICATION_NAME, 0);
   }
 
   /** Host name or IP address (an IPv6 address without brackets). */
@@ -116,6 +121,11 @@ public final class PostgresTarget {
   /** Reported to the server as {@code application_name}. */
   public String applicationName() {
     return applicationName;
+  }
+
+  /** The URL's {@code pool_size}, or 0 if it has none. */
+  int poolSize() {
+    return poolSize;
   }
 
   /** Parses a store URL, reading {@code password_env} and {@code PGPASSWORD} from the process. */
@@ -197,8 +207,19 @@ public final class PostgresTarget {
     }
     String appName = params.getOrDefault("application_name", DEFAULT_APPLICATION_NAME);
     String password = password(shown, urlPassword, params, env);
+    int poolSize = 0;
+    if (params.containsKey("pool_size")) {
+      String n = params.get("pool_size");
+      if (n.isEmpty() || n.length() > 4 || !n.chars().allMatch(Character::isDigit)) {
+        throw bad(shown, "pool_size 1..1000");
+      }
+      poolSize = Integer.parseInt(n);
+      if (poolSize < 1 || poolSize > 1000) {
+        throw bad(shown, "pool_size 1..1000");
+      }
+    }
     return new PostgresTarget(
-        host, port, db.isEmpty() ? user : db, user, password, sslMode, appName);
+        host, port, db.isEmpty() ? user : db, user, password, sslMode, appName, poolSize);
   }
 
   private static String password(
@@ -275,13 +296,13 @@ public final class PostgresTarget {
       key = key.toLowerCase(Locale.ROOT);
       switch (key) {
         case "password" -> value = decodeSecret(shown, value);
-        case "password_file", "password_env", "sslmode", "application_name" ->
+        case "password_file", "password_env", "sslmode", "application_name", "pool_size" ->
             value = decode(shown, key, value);
         default ->
             throw bad(
                 shown,
                 "parameters among password, password_file, password_env, sslmode,"
-                    + " application_name; got "
+                    + " application_name, pool_size; got "
                     + (NAME.matcher(key).matches() ? key : "an unknown parameter"));
       }
       if (out.put(key, value) != null) {

@@ -28,10 +28,24 @@ import java.util.List;
  *   <li>A trigger that sends {@code NOTIFY tally_executions, '<id>:<version>'} (or {@code
  *       '<id>:gone'} for a deleted row) with every change, delivered when the change commits.
  * </ul>
+ *
+ * <p>Version 2: the trigger notifies inserts and updates only for sessions that do not set {@link
+ * #NOTIFY_SETTING} to {@link #NOTIFY_AFTER_COMMIT}; stores of this release set it and notify after
+ * their commits themselves ({@link Notifier}), because transactions that notify commit one at a
+ * time. Deletes (retention purges) are still notified by the trigger.
  */
 final class Schema {
   /** The notification channel. */
   static final String CHANNEL = "tally_executions";
+
+  /**
+   * A session setting (sent when a store connects): with the value {@link #NOTIFY_AFTER_COMMIT},
+   * the trigger leaves inserts and updates to the store's {@link Notifier}. Sessions without it
+   * (releases before schema version 2, hand-made changes) are still notified by the trigger.
+   */
+  static final String NOTIFY_SETTING = "tally.notify";
+
+  static final String NOTIFY_AFTER_COMMIT = "after_commit";
 
   /** The advisory lock key that serializes migrations ("tally" + schema). */
   static final long MIGRATION_LOCK = 0x74616c6c79_0001L;
@@ -92,7 +106,26 @@ final class Schema {
               CREATE TRIGGER tally_executions_notify
                 AFTER INSERT OR UPDATE OR DELETE ON tally_executions
                 FOR EACH ROW EXECUTE FUNCTION tally_notify_change();
-              """));
+              """),
+          new Migration(
+              2,
+              "inserts and updates notified after commit by the store itself",
+              """
+              CREATE OR REPLACE FUNCTION tally_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN
+                IF TG_OP = 'DELETE' THEN
+                  PERFORM pg_notify('tally_executions', OLD.id || ':gone');
+                  RETURN OLD;
+                END IF;
+                IF current_setting('%s', true) = '%s' THEN
+                  RETURN NEW;
+                END IF;
+                PERFORM pg_notify('tally_executions', NEW.id || ':' || NEW.version);
+                RETURN NEW;
+              END
+              $$;
+              """
+                  .formatted(NOTIFY_SETTING, NOTIFY_AFTER_COMMIT)));
 
   /** The newest version this release knows. */
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

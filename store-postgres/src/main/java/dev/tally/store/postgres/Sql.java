@@ -154,4 +154,16 @@ final class Sql {
           .formatted(HOLDS);
 
   static final String PING = "SELECT 1";
+
+  /**
+   * Announces committed changes, {@code $1} a text array of {@code <id>:<version>} payloads. The
+   * transaction commits asynchronously ({@code synchronous_commit = off} for it alone): it holds
+   * PostgreSQL's notify lock through its commit, and a notification needs no durability.
+   */
+  static final String NOTIFY =
+      """
+      WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+      SELECT count(pg_notify('%s', p)) FROM async, unnest($1::text[]) AS p
+      """
+          .formatted(Schema.CHANNEL);
 }

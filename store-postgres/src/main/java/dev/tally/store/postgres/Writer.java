@@ -29,14 +29,23 @@ final class Writer {
   private final Db db;
   private final Cache<ExecutionId, Execution> cache;
   private final Consumer<Execution> changed;
+  private final Notifier notifier;
   private final int maxResultBytes;
 
-  /** {@code changed} hears of every record this writer stored (to wake local waiters). */
+  /**
+   * {@code changed} hears of every record this writer stored (to wake local waiters); {@code
+   * notifier} tells the other replicas about committed transitions and touches.
+   */
   Writer(
-      Db db, Cache<ExecutionId, Execution> cache, Consumer<Execution> changed, int maxResultBytes) {
+      Db db,
+      Cache<ExecutionId, Execution> cache,
+      Consumer<Execution> changed,
+      Notifier notifier,
+      int maxResultBytes) {
     this.db = db;
     this.cache = cache;
     this.changed = changed;
+    this.notifier = notifier;
     this.maxResultBytes = maxResultBytes;
   }
 
@@ -170,6 +179,7 @@ final class Writer {
               if (rows.iterator().next().getLong(0) == 1) {
                 remember(next);
                 changed.accept(next);
+                notifier.changed(current.state(), next);
                 return Future.succeededFuture(next);
               }
               cache.invalidate(t.id());
@@ -195,6 +205,7 @@ final class Writer {
               Execution next = Rows.execution(rows.iterator().next(), 0);
               remember(next);
               changed.accept(next);
+              notifier.changed(next.state(), next);
               return Future.succeededFuture(next);
             });
   }

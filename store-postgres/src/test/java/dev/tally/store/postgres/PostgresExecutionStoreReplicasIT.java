@@ -127,8 +127,52 @@ class PostgresExecutionStoreReplicasIT {
         await(a.transition(Transition.to(accepted, ExecutionState.AUTHORIZED, clock.instant())));
 
     assertThat(change.get(20, TimeUnit.SECONDS)).contains(authorized);
-    assertThat(b.stats().notifications()).isPositive();
+    // One notification, sent by A after its commit: the trigger announced neither the claim nor
+    // the transition (they arrive on the same connection, in commit order, before A's own).
+    assertThat(b.stats().notifications()).isEqualTo(1);
+    assertThat(a.stats().notifyStatements()).isEqualTo(1);
     assertThat(b.stats().polls()).isZero();
+  }
+
+  @Test
+  void aChangeFromASessionWithoutTheNotifySettingIsNotifiedByTheTrigger() throws Exception {
+    PostgresExecutionStore a = open();
+    PostgresExecutionStore b = open();
+    Execution accepted = candidate(Executions.uniqueKey());
+    await(a.claim(accepted, clock.instant()));
+    CompletableFuture<Optional<Execution>> change =
+        b.awaitChange(accepted.id(), accepted.version(), NEVER).toCompletableFuture();
+    waitingOn(b);
+
+    // As a release before schema version 2, or an operator's statement, would change it.
+    server.admin(
+        database,
+        "UPDATE tally_executions SET version = version + 1 WHERE id = '"
+            + accepted.id().value()
+            + "'");
+
+    assertThat(change.get(20, TimeUnit.SECONDS).map(Execution::version))
+        .contains(accepted.version() + 1);
+    assertThat(b.stats().notifications()).isEqualTo(1);
+  }
+
+  @Test
+  void changesOfRecordsThatHaveAnOutcomeAreNotAnnounced() {
+    PostgresExecutionStore a = open();
+    Execution accepted = candidate(Executions.uniqueKey());
+    await(a.claim(accepted, clock.instant()));
+    Execution dispatched =
+        await(a.transition(Transition.to(accepted, ExecutionState.DISPATCHED, clock.instant())));
+    Execution completed =
+        await(
+            a.transition(
+                Transition.to(dispatched, ExecutionState.COMPLETED, clock.instant())
+                    .withResult(new byte[] {'{', '}'}, false)));
+    assertThat(a.notifier().announced()).isEqualTo(2);
+
+    await(a.transition(Transition.to(completed, ExecutionState.DELIVERED, clock.instant())));
+
+    assertThat(a.notifier().announced()).isEqualTo(2);
   }
 
   @Test

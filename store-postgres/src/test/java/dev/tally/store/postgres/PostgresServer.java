@@ -23,12 +23,15 @@ import java.util.stream.Stream;
  * across {@link #stop()} and {@link #start()}, so a test can take the database away and bring it
  * back. Store connections authenticate as {@link #ROLE} with {@link #PASSWORD} (SCRAM over TCP);
  * the superuser is trusted on the loopback for test set-up only.
+ *
+ * <p>A test fixture shared with other modules: the store-postgres test-jar carries it, and the
+ * sidecar's replica and process tests use it for their database.
  */
-final class PostgresServer implements AutoCloseable {
-  static final String ROLE = "tally";
+public final class PostgresServer implements AutoCloseable {
+  public static final String ROLE = "tally";
 
   /** A password that must never appear in a log line, message or toString. */
-  static final String PASSWORD = "pw-Zq8+never@logged";
+  public static final String PASSWORD = "pw-Zq8+never@logged";
 
   private static final String HBA =
       """
@@ -49,7 +52,7 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** Starts a fresh server on a free port with the {@link #ROLE} role. */
-  static PostgresServer launch() throws IOException {
+  public static PostgresServer launch() throws IOException {
     PostgresServer s = new PostgresServer(Files.createTempDirectory("tally-pg"), freePort());
     s.start();
     s.admin("CREATE ROLE " + ROLE + " LOGIN PASSWORD '" + PASSWORD + "'");
@@ -63,7 +66,7 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** Starts (again) on the same data directory and port. */
-  synchronized void start() throws IOException {
+  public synchronized void start() throws IOException {
     if (pg != null) {
       return;
     }
@@ -89,19 +92,24 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** Stops the server (fast shutdown: clients are disconnected); the data stays. */
-  synchronized void stop() throws IOException {
+  public synchronized void stop() throws IOException {
     if (pg != null) {
       pg.close();
       pg = null;
     }
   }
 
-  int port() {
+  /** Whether the server runs (between {@link #start()} and {@link #stop()}). */
+  public synchronized boolean running() {
+    return pg != null;
+  }
+
+  public int port() {
     return port;
   }
 
   /** A new, empty database owned by {@link #ROLE}. */
-  String newDatabase() {
+  public String newDatabase() {
     String name = "tally_" + databases.incrementAndGet();
     admin("CREATE DATABASE " + name + " OWNER " + ROLE);
     return name;
@@ -111,7 +119,7 @@ final class PostgresServer implements AutoCloseable {
    * Empties the store's tables in {@code database} if they exist (much faster than a new database
    * per test); a store opened afterwards starts empty.
    */
-  void emptyTables(String database) {
+  public synchronized void emptyTables(String database) {
     try (Connection c = connect(database);
         Statement st = c.createStatement()) {
       st.execute(
@@ -122,7 +130,7 @@ final class PostgresServer implements AutoCloseable {
     }
   }
 
-  PostgresTarget target(String database) {
+  public PostgresTarget target(String database) {
     return PostgresTarget.of("127.0.0.1", port, database, ROLE, PASSWORD);
   }
 
@@ -130,14 +138,14 @@ final class PostgresServer implements AutoCloseable {
    * Store options for {@code database}: results up to 4 KiB, and timeouts generous enough for a
    * machine shared with other builds (the first connection of a cold JVM can take seconds there).
    */
-  PostgresStoreOptions options(String database) {
+  public PostgresStoreOptions options(String database) {
     return PostgresStoreOptions.defaults(target(database))
         .withMaxResultBytes(4096)
         .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /** Runs one statement as the superuser. */
-  synchronized void admin(String sql) {
+  public synchronized void admin(String sql) {
     try (Connection c = pg.getPostgresDatabase().getConnection();
         Statement st = c.createStatement()) {
       st.execute(sql);
@@ -147,7 +155,7 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** Runs one statement as the superuser in {@code database}. */
-  synchronized void admin(String database, String sql) {
+  public synchronized void admin(String database, String sql) {
     try (Connection c = connect(database);
         Statement st = c.createStatement()) {
       st.execute(sql);
@@ -157,7 +165,7 @@ final class PostgresServer implements AutoCloseable {
   }
 
   /** The first column of the first row of {@code sql}, run as the superuser in {@code database}. */
-  synchronized long queryLong(String database, String sql) {
+  public synchronized long queryLong(String database, String sql) {
     try (Connection c = pg.getDatabase("postgres", database).getConnection();
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(sql)) {
@@ -171,7 +179,7 @@ final class PostgresServer implements AutoCloseable {
   /**
    * A superuser connection to {@code database}, for tests that hold locks; the caller closes it.
    */
-  synchronized Connection connect(String database) throws SQLException {
+  public synchronized Connection connect(String database) throws SQLException {
     return pg.getDatabase("postgres", database).getConnection();
   }
 

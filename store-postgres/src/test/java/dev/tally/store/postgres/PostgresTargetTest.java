@@ -99,6 +99,21 @@ class PostgresTargetTest {
   }
 
   @Test
+  void takesThePoolSizeFromTheUrl() {
+    assertThat(parse("postgres://u@h/db?pool_size=32").poolSize()).isEqualTo(32);
+    assertThat(parse("postgres://u@h/db").poolSize()).isZero();
+    assertThat(PostgresStoreOptions.fromUrl("postgres://u:pw@h/db?pool_size=24").poolSize())
+        .isEqualTo(24);
+    assertThat(PostgresStoreOptions.fromUrl("postgres://u:pw@h/db").poolSize())
+        .isEqualTo(PostgresStoreOptions.DEFAULT_POOL_SIZE);
+    for (String n : List.of("0", "1001", "x", "", "-1", "99999")) {
+      assertThatThrownBy(() -> parse("postgres://u@h/db?pool_size=" + n))
+          .as(n)
+          .hasMessageContaining("pool_size 1..1000");
+    }
+  }
+
+  @Test
   void refusesMoreThanOnePasswordSource() {
     assertThatThrownBy(() -> parse("postgres://u:" + SECRET + "@h/db?password_env=X"))
         .hasMessageContaining("at most one password source")
