@@ -30,14 +30,15 @@ import java.util.function.Supplier;
  * java.nio.channels.FileChannel#force}); it survives {@code kill -9} at any instant and relies on
  * no clean close.
  *
- * <p><b>Format</b> (version 1; full description in {@code docs/journal-format.md}). Files {@code
- * journal-<seq>.log} (segments) and {@code snapshot-<seq>.snap} start with a 16-byte header ({@code
- * "TLYJ"}, u16 format version, u16 kind, u64 sequence) followed by frames {@code [u32 length][u32
- * crc32c(length ‖ payload)][payload]}. A payload holds one or more records: {@code put} (the full
- * execution after the change as a JSON document, plus the result bytes the change stored, if any)
- * or {@code purge} (the id). Recovery keeps the record with the highest version per id (result
- * bytes carry over while the record says they are retained) and drops purged ids. Readers ignore
- * unknown JSON fields and treat missing optional ones as absent.
+ * <p><b>Format</b> (version 2, which also reads version 1; full description in {@code
+ * docs/journal-format.md}). Files {@code journal-<seq>.log} (segments) and {@code
+ * snapshot-<seq>.snap} start with a 16-byte header ({@code "TLYJ"}, u16 format version, u16 kind,
+ * u64 sequence) followed by frames {@code [u32 length][u32 crc32c(length ‖ payload)][payload]}. A
+ * payload holds one or more records: {@code put} (the full execution after the change as a compact
+ * binary document, plus the result bytes the change stored, if any) or {@code purge} (the id).
+ * Recovery keeps the record with the highest version per id (result bytes carry over while the
+ * record says they are retained) and drops purged ids. Readers ignore fields they do not know and
+ * treat missing optional ones as absent.
  *
  * <p><b>Writing</b>. A mutation is validated and applied to the in-memory {@link ExecutionTable}
  * (the atomic claim and the compare-and-set happen there), its record is queued while a per-id lock
