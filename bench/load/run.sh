@@ -138,7 +138,8 @@ start_sidecar() { # name store loops native index [jar]
   local port=$((PORT_BASE + 10 + 2 * i)) admin=$((PORT_BASE + 11 + 2 * i))
   port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
   local st=memory cp=$jar
-  [[ $store == journal ]] && st="journal:$OUT/journal-$name"
+  # Each journal sidecar in its own directory: the audit journals go beside the store (../audit).
+  [[ $store == journal ]] && st="journal:$OUT/store-$name/journal"
   [[ $native == 1 ]] && cp="$jar:$NATIVE_CP"
   local jfr=()
   [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$name.jfr,settings=profile")

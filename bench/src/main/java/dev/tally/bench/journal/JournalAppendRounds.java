@@ -12,7 +12,6 @@ import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.Transition;
 import dev.tally.core.store.ExecutionStore;
-import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalOptions;
 import dev.tally.core.store.journal.JournalStats;
@@ -74,7 +73,6 @@ public final class JournalAppendRounds {
     audited.observe(AuditCommitObserver.of(audit));
     List<Contender> contenders =
         List.of(
-            new Contender("memory", MemoryExecutionStore.create(), null),
             new Contender("journal", plain, plain),
             new Contender("journal+audit", audited, audited));
     try {
@@ -106,7 +104,8 @@ public final class JournalAppendRounds {
         }
         System.out.printf(
             Locale.ROOT,
-            "%-14s throughput vs memory %s   CPU/execution vs memory %s   fsyncs/s %s   records/fsync %s%n",
+            "%-14s throughput vs journal %s   CPU/execution vs journal %s   fsyncs/s %s   records/fsync"
+                + " %s%n",
             contenders.get(i).name(),
             summary(ratio, "%.2f"),
             summary(cpu, "%.2f"),

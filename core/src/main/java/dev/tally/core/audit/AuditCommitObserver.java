@@ -8,10 +8,10 @@ import java.util.Objects;
 /**
  * Audits the changes of a {@link JournalExecutionStore} so that the activity entry of a transition
  * is durable no later than the transition is reported: the entry is buffered when the change is
- * applied (before its record is queued) and the audit journals are flushed by the store's writer
- * after each group commit, before any stage of the group completes. One audit fsync per group
- * commit, not per call. Install with {@link JournalExecutionStore#observe}; the store then needs no
- * {@link AuditedExecutionStore} wrapper (which would record every transition twice).
+ * applied (before its record is queued) and the audit journals are flushed once per group commit,
+ * while the store forces the group, before any stage of the group completes. One audit fsync per
+ * group commit, not per call. Install with {@link JournalExecutionStore#observe}; the store then
+ * needs no {@link AuditedExecutionStore} wrapper (which would record every transition twice).
  *
  * <p>Buffered before the journal's fsync, an entry can outlive a change whose write then failed
  * (the store reports the failure and refuses further writes); like the journal itself after a

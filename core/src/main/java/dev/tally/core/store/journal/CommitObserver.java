@@ -6,8 +6,9 @@ import dev.tally.core.execution.Execution;
  * Hears of every change the {@link JournalExecutionStore} makes, in two steps, so that something
  * kept beside the journal (the audit trail) becomes durable no later than the change is reported:
  * {@link #applied} when a change is made in memory (before its record is queued), {@link #durable}
- * on the writer thread once a group of records is on disk and before any of their stages completes.
- * Set with {@link JournalExecutionStore#observe}.
+ * once per group commit, on the journal's observer thread while the writer forces the group's
+ * frame; no stage of the group completes before both have returned. Set with {@link
+ * JournalExecutionStore#observe}.
  *
  * <p>Both are called on hot paths: {@link #applied} on the mutating thread while a per-execution
  * lock is held (calls for one execution come in the order of its versions), {@link #durable} once
@@ -32,6 +33,9 @@ public interface CommitObserver {
    */
   void applied(Execution before, Execution after);
 
-  /** Every change {@link #applied} reported before this group's records were taken is on disk. */
+  /**
+   * Make everything {@link #applied} reported so far durable: the group being forced holds only
+   * changes reported before, and none of them is acknowledged before this returns.
+   */
   void durable();
 }

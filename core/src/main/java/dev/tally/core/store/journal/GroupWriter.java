@@ -7,7 +7,10 @@ import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -45,6 +48,8 @@ final class GroupWriter {
   private final List<JournalEntry> groupEntries = new ArrayList<>();
   private int[] groupSizes = new int[64];
   private volatile CommitObserver observer = CommitObserver.NONE;
+  // Writer-thread state: the thread that runs the observer's flush (created on first use).
+  private ExecutorService observerExecutor;
   private final AtomicLong closedBytes;
   private final Thread thread;
   private volatile AfterGroup afterGroup = w -> {};
@@ -201,6 +206,9 @@ final class GroupWriter {
       stopped = true;
       drain(closedError());
       JournalDir.closeQuietly(segment);
+      if (observerExecutor != null) {
+        observerExecutor.shutdown();
+      }
     }
   }
 
@@ -232,12 +240,18 @@ final class GroupWriter {
     }
     RuntimeException observerError = null;
     if (records > 0 && failure == null) {
+      // The observer's flush (the audit journals: another file, another fsync) runs on its own
+      // thread while this one forces the journal, so the two fsyncs overlap; both end before any
+      // stage of the group completes.
+      CompletableFuture<RuntimeException> observed = startObserver();
       write(records);
+      if (observed != null) {
+        observerError = observed.join();
+      }
       if (failure == null) {
         for (int i = 0; i < groupEntries.size(); i++) {
           state.accept(groupEntries.get(i), groupSizes[i]);
         }
-        observerError = notifyObserver();
       }
     }
     StoreException error = unavailable;
@@ -282,10 +296,25 @@ final class GroupWriter {
     groupEntries.add(entry);
   }
 
-  /** Tells the observer that a group is durable; returns what it threw, if anything. */
-  private RuntimeException notifyObserver() {
+  /**
+   * Starts telling the observer that the group being written is durable, on the observer thread;
+   * the stage yields what it threw, if anything. Null when nobody observes.
+   */
+  private CompletableFuture<RuntimeException> startObserver() {
+    CommitObserver o = observer;
+    if (o == CommitObserver.NONE) {
+      return null;
+    }
     try {
-      observer.durable();
+      return CompletableFuture.supplyAsync(() -> notify(o), observerThread());
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.completedFuture(notify(o));
+    }
+  }
+
+  private static RuntimeException notify(CommitObserver o) {
+    try {
+      o.durable();
       return null;
     } catch (RuntimeException e) {
       LOG.log(
@@ -293,6 +322,19 @@ final class GroupWriter {
           "journal: the commit observer failed; the group's stages fail with its error: " + e);
       return e;
     }
+  }
+
+  private ExecutorService observerThread() {
+    if (observerExecutor == null) {
+      observerExecutor =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "tally-journal-observer");
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    return observerExecutor;
   }
 
   private void write(int records) {
