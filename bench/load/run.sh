@@ -194,7 +194,8 @@ start_sidecar() { # name store loops native index [jar]
   fi
   case $store in
     memory) ;;
-    journal) st="journal:$OUT/journal-$name" ;;
+    # Each journal sidecar in its own directory: the audit journals go beside the store (../audit).
+    journal) st="journal:$OUT/store-$name/journal" ;;
     postgres | postgres2)
       [[ $store == postgres2 ]] && replicas=2
       st="postgres://tally@127.0.0.1:$PG_PORT/$(pg_db "$name")?password_file=$OUT/pg.password${pool:+&pool_size=$pool}" ;;

@@ -6,9 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.InvalidKeyException;
-import java.security.PublicKey;
 import java.util.Arrays;
 import java.util.Base64;
+import org.bouncycastle.crypto.params.Ed25519PublicKeyParameters;
 
 /**
  * The Ed25519 public key that verifies the audit journals' checkpoints.
@@ -30,7 +30,7 @@ public final class AuditPublicKey {
 
   private final byte[] raw;
   private final String keyId;
-  private final PublicKey key;
+  private final Ed25519PublicKeyParameters key;
 
   private AuditPublicKey(byte[] raw) {
     this.raw = raw.clone();

@@ -65,7 +65,10 @@ final class EntryCodec {
 
   /** Encodes {@code entry} (which has {@code v}, {@code seq} and {@code prev}, but no hash). */
   Encoded encode(ObjectNode entry, String prevHash) {
-    byte[] canonical = canonicalize(entry);
+    byte[] canonical = FlatCanonicalizer.canonicalize(entry);
+    if (canonical == null) {
+      canonical = canonicalize(entry);
+    }
     String hash = hash(prevHash, canonical);
     byte[] body = line(canonical, hash);
     byte[] withNewline = Arrays.copyOf(body, body.length + 1);

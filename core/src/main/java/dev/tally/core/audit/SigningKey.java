@@ -7,10 +7,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.InvalidKeyException;
-import java.security.PrivateKey;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Set;
+import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 
 /**
  * The Ed25519 key that signs checkpoints, kept in {@code audit-signing.key} (mode 0600) beside the
@@ -21,10 +21,10 @@ import java.util.Set;
 final class SigningKey {
   static final String TAG = "tally-audit-signing-key-v1";
 
-  private final PrivateKey privateKey;
+  private final Ed25519PrivateKeyParameters privateKey;
   private final AuditPublicKey publicKey;
 
-  private SigningKey(PrivateKey privateKey, AuditPublicKey publicKey) {
+  private SigningKey(Ed25519PrivateKeyParameters privateKey, AuditPublicKey publicKey) {
     this.privateKey = privateKey;
     this.publicKey = publicKey;
   }
@@ -150,7 +150,7 @@ final class SigningKey {
       throw new IllegalArgumentException("an Ed25519 private key has 32 bytes");
     }
     AuditPublicKey publicKey = AuditPublicKey.of(pub);
-    PrivateKey privateKey;
+    Ed25519PrivateKeyParameters privateKey;
     try {
       privateKey = Ed25519.privateKey(seed);
     } catch (InvalidKeyException e) {

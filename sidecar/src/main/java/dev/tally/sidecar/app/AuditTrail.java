@@ -1,5 +1,6 @@
 package dev.tally.sidecar.app;
 
+import dev.tally.core.audit.AuditCommitObserver;
 import dev.tally.core.audit.AuditJournals;
 import dev.tally.core.audit.AuditOptions;
 import dev.tally.core.audit.AuditSink;
@@ -17,9 +18,11 @@ import java.util.function.Consumer;
 
 /**
  * The audit journals of a running sidecar (ARCHITECTURE.md §9): beside a journal store, in the
- * sibling directory {@code audit/}; none for the throwaway memory store. Entries are made durable
- * by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per journal), never on an event
- * loop.
+ * sibling directory {@code audit/}; none for the throwaway memory store. The activity entry of a
+ * transition is durable before the transition is reported: the journal store's writer flushes the
+ * audit journals after each group commit ({@link AuditCommitObserver}). Retry and session entries,
+ * and checkpoints that fall due, are made durable by a background flush every {@link #FLUSH_MILLIS}
+ * ms (one fsync per journal), never on an event loop.
  */
 final class AuditTrail implements AutoCloseable {
   static final long FLUSH_MILLIS = 200;
@@ -61,19 +64,24 @@ final class AuditTrail implements AutoCloseable {
   }
 
   /**
-   * Wraps the store so that every transition is audited. The transitions a journal store made while
-   * it opened (executions the previous process left dispatched, now {@code outcome_unknown})
-   * happened before this wrapper existed; they are recorded and flushed here.
+   * Makes every transition of the store audited. A journal store reports its changes to the audit
+   * journals itself (before its stages complete); its transitions made while it opened (executions
+   * the previous process left dispatched, now {@code outcome_unknown}) happened before that, so
+   * they are recorded and flushed here. Any other store is wrapped.
    */
   ExecutionStore wrap(ExecutionStore store) {
     if (journals == null) {
       return store;
     }
-    if (store instanceof JournalExecutionStore j && !j.settledAtOpen().isEmpty()) {
-      for (JournalExecutionStore.Settled s : j.settledAtOpen()) {
-        journals.transition(s.before(), s.after());
+    if (store instanceof JournalExecutionStore j) {
+      if (!j.settledAtOpen().isEmpty()) {
+        for (JournalExecutionStore.Settled s : j.settledAtOpen()) {
+          journals.transition(s.before(), s.after());
+        }
+        journals.flush();
       }
-      journals.flush();
+      j.observe(AuditCommitObserver.of(journals));
+      return j;
     }
     return AuditedExecutionStore.wrap(store, journals);
   }

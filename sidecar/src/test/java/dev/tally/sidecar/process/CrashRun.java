@@ -201,6 +201,7 @@ final class CrashRun implements AutoCloseable {
       assertThat(original.isToolResult()).as("%s: the agent got %s", c, original.body()).isTrue();
       assertThat(before).as("%s answered without reaching the upstream", c).isNotEmpty();
       assertThat(original.ticket()).isEqualTo(upstream.ticketOf(before.get(0).idempotencyKey()));
+      assertCompletionAudited(c, before.get(0).idempotencyKey());
       if (c.key() == null) {
         // The agent has its answer; the same call again would be a new action, not a retry.
         return "answered before the kill";
@@ -211,6 +212,30 @@ final class CrashRun implements AutoCloseable {
     String how = settle(c, before, after, r);
     checkAtMostOnce(c);
     return original != null ? "answered before the kill, " + how : how;
+  }
+
+  /**
+   * The agent got its answer before the kill, so the activity journal the killed process left holds
+   * the execution's {@code completed} entry (audit entries are durable before the transition they
+   * record is reported).
+   */
+  private void assertCompletionAudited(Call c, String executionId) throws IOException {
+    Path activity = dir.resolve("audit").resolve("activity.jsonl");
+    String id = "\"execution\":\"" + executionId + "\"";
+    boolean found;
+    try (java.util.stream.Stream<String> lines = Files.lines(activity)) {
+      found =
+          lines.anyMatch(
+              l ->
+                  l.contains(id)
+                      && l.contains("\"type\":\"transition\"")
+                      && l.contains("\"state\":\"completed\""));
+    }
+    assertThat(found)
+        .as(
+            "%s: answered before the kill, but %s has no completed entry in %s",
+            c, executionId, activity)
+        .isTrue();
   }
 
   private String settle(Call c, List<Receipt> before, List<Receipt> after, McpClient.Answer r)

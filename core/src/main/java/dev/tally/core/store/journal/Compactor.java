@@ -20,14 +20,21 @@ import java.util.concurrent.atomic.AtomicReference;
  * Keeps the journal proportional to its live records, in the background.
  *
  * <p>Implementation note: the writer closes its segment {@code N} and continues in {@code N+1} (a
- * roll: one file creation, so writers wait only that long). A compactor thread then merges the
- * latest snapshot and the closed segments up to {@code N} as recovery would ({@link LogState}:
- * highest version per id, purged ids dropped), writes {@code snapshot-N.snap.tmp}, forces it,
- * renames it to {@code snapshot-N.snap}, forces the directory, and only then deletes the files it
- * replaces and forces the directory again. A crash at any step leaves either the old files (a
- * {@code .tmp} file is deleted at start) or a complete snapshot that recovery prefers over the
- * segments it covers, which are then deleted; nothing is lost. The snapshot is read from the
- * durable files, never from memory, so it holds only what was acknowledged.
+ * roll: one file creation, so writers wait only that long). A compactor thread then writes the live
+ * records to {@code snapshot-N.snap.tmp}, forces it, renames it to {@code snapshot-N.snap}, forces
+ * the directory, and only then deletes the files it replaces and forces the directory again. A
+ * crash at any step leaves either the old files (a {@code .tmp} file is deleted at start) or a
+ * complete snapshot that recovery prefers over the segments it covers, which are then deleted;
+ * nothing is lost.
+ *
+ * <p>The live records come from the writer's {@link LogState}, not from re-reading the files: it
+ * holds, per id, the newest record the writer made durable (updated only after the fsync), so the
+ * snapshot holds only what is on disk. Iterating it while the writer goes on may pick up, for some
+ * ids, a record from segment {@code N+1} or later instead of the one from {@code N} or earlier, or
+ * miss an id purged there: both are harmless, because those later segments stay and recovery
+ * replays them over the snapshot (highest version wins, a purge removes the id). Each compaction
+ * writes the live records once and reads nothing, so its cost is proportional to the live set, and
+ * the garbage-ratio trigger ({@code compactRatio}) keeps it amortized per written record.
  */
 final class Compactor implements GroupWriter.AfterGroup {
   private static final System.Logger LOG = System.getLogger(JournalExecutionStore.class.getName());
@@ -58,6 +65,7 @@ final class Compactor implements GroupWriter.AfterGroup {
   private final long minBytes;
   private final double ratio;
   private final Hooks hooks;
+  private final LogState live;
   private final ExecutorService executor;
   private final AtomicReference<CompletableFuture<Void>> running = new AtomicReference<>();
   private volatile long snapshotSeq;
@@ -66,7 +74,8 @@ final class Compactor implements GroupWriter.AfterGroup {
   // Writer thread only: after a failure, wait until the journal grew by minBytes again.
   private long retryAbove;
 
-  Compactor(JournalDir dir, JournalOptions options, long snapshotSeq, Hooks hooks) {
+  Compactor(JournalDir dir, JournalOptions options, long snapshotSeq, LogState live, Hooks hooks) {
+    this.live = live;
     this.dir = dir;
     this.minBytes = options.compactMinBytes();
     this.ratio = options.compactRatio();
@@ -154,15 +163,11 @@ final class Compactor implements GroupWriter.AfterGroup {
   private long compact(long upTo) throws IOException {
     long previous = snapshotSeq;
     List<Path> replaced = new ArrayList<>();
-    LogState state = new LogState();
     if (previous > 0) {
       replaced.add(dir.snapshot(previous));
-      Recovery.readStrict(
-          dir, dir.snapshot(previous), JournalFormat.KIND_SNAPSHOT, previous, state);
     }
     for (long seq = previous + 1; seq <= upTo; seq++) {
       replaced.add(dir.segment(seq));
-      Recovery.readStrict(dir, dir.segment(seq), JournalFormat.KIND_SEGMENT, seq, state);
     }
     long replacedBytes = 0;
     for (Path p : replaced) {
@@ -171,7 +176,7 @@ final class Compactor implements GroupWriter.AfterGroup {
 
     Path target = dir.snapshot(upTo);
     Path tmp = JournalDir.tmp(target);
-    long written = writeSnapshot(tmp, upTo, state);
+    long written = writeSnapshot(tmp, upTo, live);
     hooks.reached(Step.SNAPSHOT_WRITTEN);
     JournalDir.move(tmp, target);
     snapshotSeq = upTo;
@@ -208,6 +213,9 @@ final class Compactor implements GroupWriter.AfterGroup {
       frame.begin();
       for (LogState.Entry e : state.entries()) {
         RecordCodec.encode(new JournalEntry.Put(e.execution(), e.result()), frame);
+        if (Thread.currentThread().isInterrupted()) {
+          throw new java.io.InterruptedIOException("compaction stopped");
+        }
         if (frame.payloadSize() >= SNAPSHOT_FRAME_BYTES) {
           pos += flush(ch, frame, pos);
         }

@@ -145,7 +145,7 @@ final class ExecutionJson {
     return v.textValue();
   }
 
-  private static MatchKind matchKind(String s) {
+  static MatchKind matchKind(String s) {
     for (MatchKind k : MatchKind.values()) {
       if (k.name().toLowerCase(Locale.ROOT).equals(s)) {
         return k;
@@ -154,7 +154,7 @@ final class ExecutionJson {
     throw new IllegalArgumentException("/matchKind: unknown value " + quoted(s));
   }
 
-  private static ToolClass toolClass(String s) {
+  static ToolClass toolClass(String s) {
     ToolClass c = ToolClass.fromWireName(s);
     if (c == null) {
       throw new IllegalArgumentException("/toolClass: unknown value " + quoted(s));
@@ -162,7 +162,7 @@ final class ExecutionJson {
     return c;
   }
 
-  private static ExecutionState state(String pointer, String s) {
+  static ExecutionState state(String pointer, String s) {
     for (ExecutionState st : ExecutionState.values()) {
       if (st.wireName().equals(s)) {
         return st;

@@ -69,6 +69,40 @@ final class FrameBuffer extends OutputStream {
     putIntAt(reserveInt(), v);
   }
 
+  void putLong(long v) {
+    putInt((int) (v >>> 32));
+    putInt((int) v);
+  }
+
+  /**
+   * Appends a string exactly (any Java string, lone surrogates included): {@code i32 n} then, for
+   * {@code n >= 0}, {@code n} bytes of ASCII; for {@code n < 0}, {@code -n} UTF-16BE code units.
+   * The ids, names and times the journal mostly holds are ASCII and copied without an intermediate
+   * array.
+   */
+  void putString(String s) {
+    int n = s.length();
+    int lengthAt = reserveInt();
+    ensure(n);
+    int start = size;
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c >= 0x80) {
+        size = start;
+        ensure(2 * n);
+        for (int j = 0; j < n; j++) {
+          char d = s.charAt(j);
+          buf[size++] = (byte) (d >>> 8);
+          buf[size++] = (byte) d;
+        }
+        putIntAt(lengthAt, -n);
+        return;
+      }
+      buf[size++] = (byte) c;
+    }
+    putIntAt(lengthAt, n);
+  }
+
   void putShort(int v) {
     ensure(2);
     buf[size++] = (byte) (v >>> 8);

@@ -7,7 +7,10 @@ import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -40,7 +43,13 @@ final class GroupWriter {
   private final long maxGroupDelayNanos;
   private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
   private final FrameBuffer frame;
-  private final LiveBytes live;
+  private final LogState state;
+  // Writer-thread state: the records of the group being written and their encoded sizes.
+  private final List<JournalEntry> groupEntries = new ArrayList<>();
+  private int[] groupSizes = new int[64];
+  private volatile CommitObserver observer = CommitObserver.NONE;
+  // Writer-thread state: the thread that runs the observer's flush (created on first use).
+  private ExecutorService observerExecutor;
   private final AtomicLong closedBytes;
   private final Thread thread;
   private volatile AfterGroup afterGroup = w -> {};
@@ -66,7 +75,7 @@ final class GroupWriter {
       long segmentSeq,
       long segmentSize,
       long closedBytes,
-      LiveBytes live) {
+      LogState state) {
     this.dir = dir;
     this.maxGroupRecords = options.maxGroupRecords();
     this.maxGroupBytes = options.maxGroupBytes();
@@ -75,10 +84,17 @@ final class GroupWriter {
     this.segmentSeq = segmentSeq;
     this.segmentSize = segmentSize;
     this.closedBytes = new AtomicLong(closedBytes);
-    this.live = live;
+    this.state = state;
     this.frame = new FrameBuffer(64 * 1024);
     this.thread = new Thread(this::run, "tally-journal-writer");
     thread.setDaemon(true);
+  }
+
+  /**
+   * Sets who hears of each durable group before its stages complete (see {@link CommitObserver}).
+   */
+  void observe(CommitObserver observer) {
+    this.observer = observer;
   }
 
   void start(AfterGroup hook) {
@@ -190,11 +206,15 @@ final class GroupWriter {
       stopped = true;
       drain(closedError());
       JournalDir.closeQuietly(segment);
+      if (observerExecutor != null) {
+        observerExecutor.shutdown();
+      }
     }
   }
 
   private void writeGroup(Pending first, List<Pending> group) throws InterruptedException {
     frame.begin();
+    groupEntries.clear();
     int records = 0;
     long deadline = maxGroupDelayNanos > 0 ? System.nanoTime() + maxGroupDelayNanos : 0;
     Pending p = first;
@@ -218,13 +238,28 @@ final class GroupWriter {
         break;
       }
     }
+    RuntimeException observerError = null;
     if (records > 0 && failure == null) {
+      // The observer's flush (the audit journals: another file, another fsync) runs on its own
+      // thread while this one forces the journal, so the two fsyncs overlap; both end before any
+      // stage of the group completes.
+      CompletableFuture<RuntimeException> observed = startObserver();
       write(records);
+      if (observed != null) {
+        observerError = observed.join();
+      }
+      if (failure == null) {
+        for (int i = 0; i < groupEntries.size(); i++) {
+          state.accept(groupEntries.get(i), groupSizes[i]);
+        }
+      }
     }
     StoreException error = unavailable;
     for (Pending q : group) {
       if (error != null && q.control() == null) {
         fail(q, error);
+      } else if (observerError != null && q.control() == null) {
+        q.done().completeExceptionally(observerError);
       } else if (q.control() != null) {
         runControl(q);
       } else if (q.done() != null) {
@@ -248,17 +283,58 @@ final class GroupWriter {
     int mark = frame.size();
     try {
       RecordCodec.encode(entry, frame);
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       frame.truncate(mark);
       failed(new IOException("cannot encode a record of " + entry.id(), e));
       return;
     }
-    if (entry instanceof JournalEntry.Put put) {
-      int resultBytes = put.result() == null ? 0 : put.result().length;
-      live.put(put.execution(), frame.size() - mark - resultBytes, put.result());
-    } else {
-      live.remove(entry.id());
+    int n = groupEntries.size();
+    if (n == groupSizes.length) {
+      groupSizes = java.util.Arrays.copyOf(groupSizes, n * 2);
     }
+    groupSizes[n] = frame.size() - mark;
+    groupEntries.add(entry);
+  }
+
+  /**
+   * Starts telling the observer that the group being written is durable, on the observer thread;
+   * the stage yields what it threw, if anything. Null when nobody observes.
+   */
+  private CompletableFuture<RuntimeException> startObserver() {
+    CommitObserver o = observer;
+    if (o == CommitObserver.NONE) {
+      return null;
+    }
+    try {
+      return CompletableFuture.supplyAsync(() -> notify(o), observerThread());
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.completedFuture(notify(o));
+    }
+  }
+
+  private static RuntimeException notify(CommitObserver o) {
+    try {
+      o.durable();
+      return null;
+    } catch (RuntimeException e) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "journal: the commit observer failed; the group's stages fail with its error: " + e);
+      return e;
+    }
+  }
+
+  private ExecutorService observerThread() {
+    if (observerExecutor == null) {
+      observerExecutor =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "tally-journal-observer");
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    return observerExecutor;
   }
 
   private void write(int records) {
@@ -321,7 +397,7 @@ final class GroupWriter {
 
   /** The estimated bytes of the live records once compacted; writer thread only. */
   long liveBytes() {
-    return live.total();
+    return state.liveBytes();
   }
 
   /** Adjusts the size of the closed files after a compaction replaced some. */

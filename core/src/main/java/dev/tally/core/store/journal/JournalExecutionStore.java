@@ -30,14 +30,15 @@ import java.util.function.Supplier;
  * java.nio.channels.FileChannel#force}); it survives {@code kill -9} at any instant and relies on
  * no clean close.
  *
- * <p><b>Format</b> (version 1; full description in {@code docs/journal-format.md}). Files {@code
- * journal-<seq>.log} (segments) and {@code snapshot-<seq>.snap} start with a 16-byte header ({@code
- * "TLYJ"}, u16 format version, u16 kind, u64 sequence) followed by frames {@code [u32 length][u32
- * crc32c(length ‖ payload)][payload]}. A payload holds one or more records: {@code put} (the full
- * execution after the change as a JSON document, plus the result bytes the change stored, if any)
- * or {@code purge} (the id). Recovery keeps the record with the highest version per id (result
- * bytes carry over while the record says they are retained) and drops purged ids. Readers ignore
- * unknown JSON fields and treat missing optional ones as absent.
+ * <p><b>Format</b> (version 2, which also reads version 1; full description in {@code
+ * docs/journal-format.md}). Files {@code journal-<seq>.log} (segments) and {@code
+ * snapshot-<seq>.snap} start with a 16-byte header ({@code "TLYJ"}, u16 format version, u16 kind,
+ * u64 sequence) followed by frames {@code [u32 length][u32 crc32c(length ‖ payload)][payload]}. A
+ * payload holds one or more records: {@code put} (the full execution after the change as a compact
+ * binary document, plus the result bytes the change stored, if any) or {@code purge} (the id).
+ * Recovery keeps the record with the highest version per id (result bytes carry over while the
+ * record says they are retained) and drops purged ids. Readers ignore fields they do not know and
+ * treat missing optional ones as absent.
  *
  * <p><b>Writing</b>. A mutation is validated and applied to the in-memory {@link ExecutionTable}
  * (the atomic claim and the compare-and-set happen there), its record is queued while a per-id lock
@@ -84,6 +85,7 @@ public final class JournalExecutionStore implements ExecutionStore {
   private final Object closeLock = new Object();
   private volatile boolean closed;
   private volatile List<Settled> settledAtOpen = List.of();
+  private volatile CommitObserver observer = CommitObserver.NONE;
 
   /**
    * An execution that {@link #open} moved from {@code dispatched} (left by the previous process) to
@@ -134,10 +136,8 @@ public final class JournalExecutionStore implements ExecutionStore {
     JournalExecutionStore store;
     try {
       ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
-      LiveBytes live = new LiveBytes();
       for (LogState.Entry e : recovered.state().entries()) {
         table.restore(e.execution(), e.result());
-        live.put(e.execution(), e.docBytes(), e.result());
       }
       GroupWriter writer =
           new GroupWriter(
@@ -147,9 +147,22 @@ public final class JournalExecutionStore implements ExecutionStore {
               recovered.segmentSeq(),
               recovered.segmentSize(),
               recovered.closedBytes(),
-              live);
-      Compactor compactor = new Compactor(dir, options, recovered.snapshotSeq(), hooks);
+              recovered.state());
+      if (recovered.segmentVersion() < JournalFormat.FORMAT_VERSION) {
+        // An older release wrote this segment: continue in a new one, so that every file holds
+        // only records its header's version allows.
+        writer.roll();
+      }
+      Compactor compactor =
+          new Compactor(dir, options, recovered.snapshotSeq(), recovered.state(), hooks);
       store = new JournalExecutionStore(options, dir, table, writer, compactor);
+    } catch (IOException e) {
+      JournalDir.closeQuietly(recovered.segment());
+      dir.close();
+      throw new StoreException(
+          StoreException.Code.UNAVAILABLE,
+          "cannot start a new segment in " + options.dir() + ": " + e,
+          e);
     } catch (RuntimeException e) {
       JournalDir.closeQuietly(recovered.segment());
       dir.close();
@@ -217,7 +230,7 @@ public final class JournalExecutionStore implements ExecutionStore {
           synchronized (visibility.lockFor(candidate.id())) {
             claim = table.claim(candidate, now);
             if (claim instanceof Claim.Won) {
-              return append(new JournalEntry.Put(claim.execution(), null)).thenApply(v -> claim);
+              return append(null, claim.execution(), null).thenApply(v -> claim);
             }
           }
           return visibility.whenDurable(claim.execution().id()).thenApply(v -> claim);
@@ -230,8 +243,9 @@ public final class JournalExecutionStore implements ExecutionStore {
         () -> {
           Objects.requireNonNull(t, "transition");
           synchronized (visibility.lockFor(t.id())) {
+            Execution before = predecessor(t.id(), t.expectedVersion());
             ExecutionTable.Stored stored = table.transition(t);
-            return append(new JournalEntry.Put(stored.execution(), stored.result()))
+            return append(before, stored.execution(), stored.result())
                 .thenApply(v -> stored.execution());
           }
         });
@@ -244,8 +258,9 @@ public final class JournalExecutionStore implements ExecutionStore {
         () -> {
           Objects.requireNonNull(id, "id");
           synchronized (visibility.lockFor(id)) {
+            Execution before = predecessor(id, expectedVersion);
             Execution touched = table.touch(id, expectedVersion, lease, awaitingInput);
-            return append(new JournalEntry.Put(touched, null)).thenApply(v -> touched);
+            return append(before, touched, null).thenApply(v -> touched);
           }
         });
   }
@@ -260,7 +275,7 @@ public final class JournalExecutionStore implements ExecutionStore {
             // A transition that applied before the removal holds this lock until it queued its
             // record, so the purge record is queued after it.
             synchronized (visibility.lockFor(e.id())) {
-              writes.add(append(new JournalEntry.Purge(e.id())));
+              writes.add(visibility.track(e.id(), writer.append(new JournalEntry.Purge(e.id()))));
             }
           }
           return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
@@ -286,9 +301,35 @@ public final class JournalExecutionStore implements ExecutionStore {
     }
   }
 
-  /** Queues a record; the caller holds the lock of its id. */
-  private CompletableFuture<Void> append(JournalEntry entry) {
-    return visibility.track(entry.id(), writer.append(entry));
+  /**
+   * Tells the observer, then queues the record of a change; the caller holds the lock of its id.
+   * The change stands even if the observer fails: its record is queued, and the stage fails.
+   */
+  private CompletableFuture<Void> append(Execution before, Execution after, byte[] result) {
+    RuntimeException observerError = null;
+    CommitObserver o = observer;
+    if (o != CommitObserver.NONE) {
+      try {
+        o.applied(before, after);
+      } catch (RuntimeException e) {
+        observerError = e;
+      }
+    }
+    CompletableFuture<Void> durable =
+        visibility.track(after.id(), writer.append(new JournalEntry.Put(after, result)));
+    if (observerError != null) {
+      RuntimeException error = observerError;
+      return durable.thenCompose(v -> CompletableFuture.failedFuture(error));
+    }
+    return durable;
+  }
+
+  /** The stored version {@code version} of {@code id}, when that is the current one; else null. */
+  private Execution predecessor(ExecutionId id, long version) {
+    if (observer == CommitObserver.NONE) {
+      return null;
+    }
+    return table.find(id).filter(e -> e.version() == version).orElse(null);
   }
 
   /** Why a mutation must be refused before it touches the table, or null. */
@@ -392,6 +433,18 @@ public final class JournalExecutionStore implements ExecutionStore {
    */
   public List<Settled> settledAtOpen() {
     return settledAtOpen;
+  }
+
+  /**
+   * Makes {@code o} hear of every later change: {@link CommitObserver#applied} before its record is
+   * queued, {@link CommitObserver#durable} after each group commit and before its stages complete.
+   * Call it once, right after {@link #open} and before the store is shared; the changes {@link
+   * #open} made itself are in {@link #settledAtOpen()}.
+   */
+  public void observe(CommitObserver o) {
+    Objects.requireNonNull(o, "observer");
+    this.observer = o;
+    writer.observe(o);
   }
 
   /** Counters since the store was opened. */

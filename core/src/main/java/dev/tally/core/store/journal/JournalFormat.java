@@ -18,7 +18,12 @@ import java.util.zip.CRC32C;
  * the last frame of the newest segment.
  */
 final class JournalFormat {
-  static final int FORMAT_VERSION = 1;
+  /** The version this release writes. */
+  static final int FORMAT_VERSION = 2;
+
+  /** The oldest version this release reads (version 1: JSON documents only). */
+  static final int OLDEST_READABLE_VERSION = 1;
+
   static final int HEADER_BYTES = 16;
   static final int FRAME_HEADER_BYTES = 8;
   static final short KIND_SEGMENT = 1;
@@ -29,9 +34,19 @@ final class JournalFormat {
   private JournalFormat() {}
 
   static ByteBuffer header(short kind, long sequence) {
+    return header(FORMAT_VERSION, kind, sequence);
+  }
+
+  /** A header of another version (tests that write old journals). */
+  static ByteBuffer header(int version, short kind, long sequence) {
     ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES);
-    b.put(MAGIC).putShort((short) FORMAT_VERSION).putShort(kind).putLong(sequence);
+    b.put(MAGIC).putShort((short) version).putShort(kind).putLong(sequence);
     return b.flip();
+  }
+
+  /** The format version in a header that {@link #checkHeader} accepted. */
+  static int version(ByteBuffer checkedHeader) {
+    return Short.toUnsignedInt(checkedHeader.getShort(4));
   }
 
   /**
@@ -45,8 +60,14 @@ final class JournalFormat {
       return "not a Tally journal file (bad magic)";
     }
     int version = Short.toUnsignedInt(b.getShort());
-    if (version != FORMAT_VERSION) {
-      return "journal format version " + version + " (this release reads " + FORMAT_VERSION + ")";
+    if (version < OLDEST_READABLE_VERSION || version > FORMAT_VERSION) {
+      return "journal format version "
+          + version
+          + " (this release reads "
+          + OLDEST_READABLE_VERSION
+          + " to "
+          + FORMAT_VERSION
+          + ")";
     }
     int k = b.getShort();
     if (k != kind) {

@@ -23,7 +23,7 @@ final class JournalReader {
    * How a file ended: {@code validEnd} is the end of the last whole frame; {@code tornBytes} is how
    * many bytes follow it (zero when the file ended cleanly).
    */
-  record End(long validEnd, long tornBytes) {}
+  record End(long validEnd, long tornBytes, int formatVersion) {}
 
   private static final int MAX_TAIL_SCAN = Integer.MAX_VALUE - 64;
 
@@ -52,6 +52,7 @@ final class JournalReader {
     if (bad != null) {
       throw corrupt(file, 0, bad);
     }
+    int version = JournalFormat.version(header);
     long pos = JournalFormat.HEADER_BYTES;
     ByteBuffer frameHeader = ByteBuffer.allocate(JournalFormat.FRAME_HEADER_BYTES);
     byte[] payload = new byte[4096];
@@ -91,7 +92,7 @@ final class JournalReader {
                   + next
                   + " (corruption in the middle, not a torn write)");
         }
-        return new End(pos, size - pos);
+        return new End(pos, size - pos, version);
       }
       long framePos = pos;
       try {
@@ -102,7 +103,7 @@ final class JournalReader {
       }
       pos += JournalFormat.FRAME_HEADER_BYTES + length;
     }
-    return new End(pos, 0);
+    return new End(pos, 0, version);
   }
 
   /** The offset of the first whole, valid frame at or after {@code from}, or -1. */

@@ -3,19 +3,29 @@ package dev.tally.core.store.journal;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The records a sequence of journal files leaves live, merged in file order: the record with the
  * highest version per id wins, result bytes carry over from an earlier record while the winning
- * record says they are retained, and a purge removes the id. Used by recovery and by compaction.
+ * record says they are retained, and a purge removes the id. Recovery builds it from the files; the
+ * writer then keeps it current with every record it made durable, and compaction writes a snapshot
+ * from it instead of re-reading the files.
+ *
+ * <p>One thread changes it at a time (recovery, then the writer thread); {@link #entries()} may be
+ * read concurrently and then sees, per id, the entry it had when iteration began or a later one
+ * (weakly consistent iteration of a {@link ConcurrentHashMap}).
  */
 final class LogState implements RecordCodec.Sink {
   /** A live record, its result bytes (or null) and the size of its record without the bytes. */
-  record Entry(Execution execution, byte[] result, int docBytes) {}
+  record Entry(Execution execution, byte[] result, int docBytes) {
+    long liveBytes() {
+      return docBytes + (result == null ? 0 : result.length);
+    }
+  }
 
-  private final Map<ExecutionId, Entry> entries = new HashMap<>();
+  private final ConcurrentHashMap<ExecutionId, Entry> entries = new ConcurrentHashMap<>();
+  private volatile long liveBytes;
 
   @Override
   public void accept(JournalEntry entry, int encodedBytes) {
@@ -30,9 +40,14 @@ final class LogState implements RecordCodec.Sink {
       if (bytes == null && old != null && retained(next)) {
         bytes = old.result();
       }
-      entries.put(next.id(), new Entry(next, retained(next) ? bytes : null, docBytes));
+      Entry now = new Entry(next, retained(next) ? bytes : null, docBytes);
+      entries.put(next.id(), now);
+      liveBytes += now.liveBytes() - (old == null ? 0 : old.liveBytes());
     } else {
-      entries.remove(entry.id());
+      Entry old = entries.remove(entry.id());
+      if (old != null) {
+        liveBytes -= old.liveBytes();
+      }
     }
   }
 
@@ -46,5 +61,13 @@ final class LogState implements RecordCodec.Sink {
 
   int size() {
     return entries.size();
+  }
+
+  /**
+   * An estimate of the bytes the live records take in a snapshot (records plus retained results,
+   * without frame headers): compaction pays off once the files are well above it.
+   */
+  long liveBytes() {
+    return liveBytes;
   }
 }

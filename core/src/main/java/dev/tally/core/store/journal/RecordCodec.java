@@ -3,8 +3,8 @@ package dev.tally.core.store.journal;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,16 +14,19 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * record = u8 type body
- * put    (type 1): u32 jsonLength, json (UTF-8, {@link ExecutionJson}),
+ * put    (type 3): u32 docLength, doc ({@link ExecutionBinary}),
  *                  i32 resultLength (-1: no result bytes in this record), result bytes
  * purge  (type 2): u16 idLength, id (US-ASCII)
+ * put    (type 1, format version 1 only read): as type 3 with a JSON document ({@link
+ *                  ExecutionJson})
  * </pre>
  *
- * A payload holds one or more records back to back.
+ * A payload holds one or more records back to back. This release writes types 3 and 2.
  */
 final class RecordCodec {
   static final int TYPE_PUT = 1;
   static final int TYPE_PURGE = 2;
+  static final int TYPE_PUT_BINARY = 3;
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonFactory FACTORY = MAPPER.getFactory();
@@ -31,15 +34,12 @@ final class RecordCodec {
   private RecordCodec() {}
 
   /** Appends one record to {@code out}. */
-  static void encode(JournalEntry entry, FrameBuffer out) throws IOException {
+  static void encode(JournalEntry entry, FrameBuffer out) {
     if (entry instanceof JournalEntry.Put put) {
-      out.write(TYPE_PUT);
+      out.write(TYPE_PUT_BINARY);
       int lengthAt = out.reserveInt();
       int start = out.size();
-      try (JsonGenerator g = FACTORY.createGenerator(out)) {
-        g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        ExecutionJson.write(g, put.execution());
-      }
+      ExecutionBinary.write(out, put.execution());
       out.putIntAt(lengthAt, out.size() - start);
       byte[] result = put.result();
       out.putInt(result == null ? -1 : result.length);
@@ -71,6 +71,26 @@ final class RecordCodec {
     void accept(JournalEntry entry, int encodedBytes);
   }
 
+  /**
+   * Appends one record with a JSON document (record type 1, what format version 1 wrote); kept for
+   * tests that read old journals.
+   */
+  static void encodeJson(JournalEntry.Put put, FrameBuffer out) throws IOException {
+    out.write(TYPE_PUT);
+    int lengthAt = out.reserveInt();
+    int start = out.size();
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      ExecutionJson.write(g, put.execution());
+    }
+    out.putIntAt(lengthAt, out.size() - start);
+    byte[] result = put.result();
+    out.putInt(result == null ? -1 : result.length);
+    if (result != null) {
+      out.write(result, 0, result.length);
+    }
+  }
+
   /** Decodes every record of a payload in order. */
   static void decode(byte[] buf, int offset, int length, Sink sink) throws DecodeException {
     int p = offset;
@@ -80,12 +100,15 @@ final class RecordCodec {
       int at = start - offset;
       int type = buf[p++] & 0xff;
       try {
-        if (type == TYPE_PUT) {
-          int jsonLength = readInt(buf, p, end, at);
+        if (type == TYPE_PUT || type == TYPE_PUT_BINARY) {
+          int docLength = readInt(buf, p, end, at);
           p += 4;
-          check(jsonLength >= 0 && jsonLength <= end - p, at, "json length out of range");
-          JsonNode doc = MAPPER.readTree(buf, p, jsonLength);
-          p += jsonLength;
+          check(docLength >= 0 && docLength <= end - p, at, "document length out of range");
+          Execution doc =
+              type == TYPE_PUT
+                  ? ExecutionJson.read(MAPPER.readTree(buf, p, docLength))
+                  : ExecutionBinary.read(buf, p, docLength);
+          p += docLength;
           int resultLength = readInt(buf, p, end, at);
           p += 4;
           check(resultLength >= -1 && resultLength <= end - p, at, "result length out of range");
@@ -94,7 +117,7 @@ final class RecordCodec {
             result = java.util.Arrays.copyOfRange(buf, p, p + resultLength);
             p += resultLength;
           }
-          sink.accept(new JournalEntry.Put(ExecutionJson.read(doc), result), p - start);
+          sink.accept(new JournalEntry.Put(doc, result), p - start);
         } else if (type == TYPE_PURGE) {
           check(end - p >= 2, at, "truncated purge record");
           int idLength = ((buf[p] & 0xff) << 8) | (buf[p + 1] & 0xff);

@@ -27,6 +27,7 @@ final class Recovery {
       FileChannel segment,
       long segmentSeq,
       long segmentSize,
+      int segmentVersion,
       long closedBytes) {}
 
   private Recovery() {}
@@ -78,7 +79,14 @@ final class Recovery {
     if (segments.isEmpty()) {
       long seq = snapshot + 1;
       FileChannel ch = dir.create(dir.segment(seq), JournalFormat.KIND_SEGMENT, seq);
-      return new Result(state, snapshot, ch, seq, JournalFormat.HEADER_BYTES, closedBytes);
+      return new Result(
+          state,
+          snapshot,
+          ch,
+          seq,
+          JournalFormat.HEADER_BYTES,
+          JournalFormat.FORMAT_VERSION,
+          closedBytes);
     }
     long last = segments.lastKey();
     for (Map.Entry<Long, Path> s : segments.headMap(last).entrySet()) {
@@ -105,7 +113,8 @@ final class Recovery {
                 + " bytes of a write that never completed) truncated; every record before it is"
                 + " intact");
       }
-      return new Result(state, snapshot, ch, last, end.validEnd(), closedBytes);
+      return new Result(
+          state, snapshot, ch, last, end.validEnd(), end.formatVersion(), closedBytes);
     } catch (IOException | RuntimeException e) {
       JournalDir.closeQuietly(ch);
       throw e;

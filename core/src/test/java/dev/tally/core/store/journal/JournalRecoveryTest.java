@@ -313,6 +313,48 @@ class JournalRecoveryTest {
     assertThat(moved.version()).isEqualTo(3);
   }
 
+  @Test
+  void aFormatOneJournalIsReadAndContinuedInANewFormatTwoSegment() throws IOException {
+    List<Execution> old = new ArrayList<>();
+    FrameBuffer frame = new FrameBuffer(256);
+    frame.begin();
+    for (int i = 0; i < 3; i++) {
+      clock.advance(Duration.ofMillis(1));
+      Execution e = Executions.candidate(clock).build();
+      old.add(e);
+      RecordCodec.encodeJson(new JournalEntry.Put(e, null), frame);
+    }
+    frame.finish();
+    try (FileChannel ch =
+        FileChannel.open(segment, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ch.write(JournalFormat.header(1, JournalFormat.KIND_SEGMENT, 1));
+      ch.write(ByteBuffer.wrap(frame.array(), 0, frame.size()));
+    }
+    long oldSize = Files.size(segment);
+
+    store = open();
+    assertPresent(store, old);
+    Execution moved =
+        await(
+            store.transition(
+                Transition.to(old.get(0), ExecutionState.AUTHORIZED, clock.instant())));
+    Execution added = claim(store);
+
+    assertThat(Files.size(segment)).as("the format 1 segment is not extended").isEqualTo(oldSize);
+    Path next = dir.resolve("journal-00000000000000000002.log");
+    ByteBuffer header = ByteBuffer.allocate(JournalFormat.HEADER_BYTES);
+    try (FileChannel ch = FileChannel.open(next, StandardOpenOption.READ)) {
+      JournalReader.readFully(ch, header, 0);
+    }
+    assertThat(JournalFormat.checkHeader(header.flip(), JournalFormat.KIND_SEGMENT, 2)).isNull();
+    assertThat(JournalFormat.version(header)).isEqualTo(JournalFormat.FORMAT_VERSION);
+
+    await(store.compactNow());
+    store.close();
+    store = open();
+    assertPresent(store, List.of(moved, added, old.get(1), old.get(2)));
+  }
+
   /** The file as a crash at {@code cut} would leave it (rewritten in place, as fast as it gets). */
   private void cutAt(byte[] full, int cut) throws IOException {
     try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.WRITE)) {

@@ -203,4 +203,97 @@ class RecordCodecTest {
             () -> RecordCodec.decode(b, JournalFormat.FRAME_HEADER_BYTES, second - 3, (e, s) -> {}))
         .hasMessageContaining("id length out of range");
   }
+
+  @Test
+  void formatOneJsonRecordsDecodeToTheSameExecutionAsBinaryRecords() throws Exception {
+    Execution e = everyField();
+    byte[] result = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+    FrameBuffer buf = new FrameBuffer(16);
+    buf.begin();
+    RecordCodec.encodeJson(new JournalEntry.Put(e, result), buf);
+    int jsonBytes = buf.payloadSize();
+    RecordCodec.encode(new JournalEntry.Put(e, result), buf);
+    List<JournalEntry> out = new ArrayList<>();
+    RecordCodec.decode(
+        buf.array(),
+        JournalFormat.FRAME_HEADER_BYTES,
+        buf.payloadSize(),
+        (entry, size) -> out.add(entry));
+
+    assertThat(out).hasSize(2);
+    assertThat(((JournalEntry.Put) out.get(0)).execution()).isEqualTo(e);
+    assertThat(((JournalEntry.Put) out.get(1)).execution()).isEqualTo(e);
+    assertThat(((JournalEntry.Put) out.get(1)).result()).isEqualTo(result);
+    assertThat(buf.payloadSize() - jsonBytes).isLessThan(jsonBytes);
+  }
+
+  @Test
+  void aBinaryDocumentCutShortAnywhereIsRefusedNamingAFieldNotAValue() {
+    Execution e = everyField();
+    FrameBuffer buf = new FrameBuffer(16);
+    buf.begin();
+    RecordCodec.encode(new JournalEntry.Put(e, null), buf);
+    byte[] payload =
+        java.util.Arrays.copyOfRange(
+            buf.array(),
+            JournalFormat.FRAME_HEADER_BYTES,
+            JournalFormat.FRAME_HEADER_BYTES + buf.payloadSize());
+    int docLength = JournalFormat.readInt(payload, 1);
+    for (int cut = 0; cut < docLength; cut++) {
+      byte[] shorter = recordWithDocumentLength(payload, cut);
+      assertThatThrownBy(() -> RecordCodec.decode(shorter, 0, shorter.length, (entry, size) -> {}))
+          .as("document cut to %d bytes", cut)
+          .isInstanceOf(RecordCodec.DecodeException.class)
+          .hasMessageContaining("bad execution record")
+          .hasMessageNotContaining("alice")
+          .hasMessageNotContaining("quoted");
+    }
+  }
+
+  @Test
+  void bytesAfterTheKnownFieldsOfABinaryDocumentAreIgnored() throws Exception {
+    Execution e = everyField();
+    FrameBuffer buf = new FrameBuffer(16);
+    buf.begin();
+    RecordCodec.encode(new JournalEntry.Put(e, null), buf);
+    byte[] payload =
+        java.util.Arrays.copyOfRange(
+            buf.array(),
+            JournalFormat.FRAME_HEADER_BYTES,
+            JournalFormat.FRAME_HEADER_BYTES + buf.payloadSize());
+    int docLength = JournalFormat.readInt(payload, 1);
+    byte[] longer = recordWithDocumentLength(payload, docLength + 3);
+
+    List<JournalEntry> out = new ArrayList<>();
+    RecordCodec.decode(longer, 0, longer.length, (entry, size) -> out.add(entry));
+    assertThat(((JournalEntry.Put) out.get(0)).execution()).isEqualTo(e);
+  }
+
+  @Test
+  void aNewerBinaryDocumentVersionIsRefused() {
+    FrameBuffer buf = new FrameBuffer(16);
+    buf.begin();
+    RecordCodec.encode(new JournalEntry.Put(everyField(), null), buf);
+    byte[] b = buf.array();
+    b[JournalFormat.FRAME_HEADER_BYTES + 5] = (byte) (ExecutionBinary.VERSION + 1);
+    assertThatThrownBy(
+            () ->
+                RecordCodec.decode(
+                    b, JournalFormat.FRAME_HEADER_BYTES, buf.payloadSize(), (x, y) -> {}))
+        .hasMessageContaining("execution document version " + (ExecutionBinary.VERSION + 1));
+  }
+
+  /**
+   * The record in {@code payload} (type 3, no result bytes) with its document cut or padded (with
+   * zeros) to {@code length} bytes.
+   */
+  private static byte[] recordWithDocumentLength(byte[] payload, int length) {
+    int docLength = JournalFormat.readInt(payload, 1);
+    byte[] out = new byte[1 + 4 + length + 4];
+    out[0] = payload[0];
+    JournalFormat.writeInt(out, 1, length);
+    System.arraycopy(payload, 5, out, 5, Math.min(length, docLength));
+    JournalFormat.writeInt(out, 5 + length, -1);
+    return out;
+  }
 }

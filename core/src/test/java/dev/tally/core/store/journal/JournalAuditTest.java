@@ -1,0 +1,189 @@
+package dev.tally.core.store.journal;
+
+import static dev.tally.core.testing.Stages.await;
+import static dev.tally.core.testing.Stages.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.core.audit.AuditCommitObserver;
+import dev.tally.core.audit.AuditJournals;
+import dev.tally.core.audit.AuditOptions;
+import dev.tally.core.audit.AuditVerification;
+import dev.tally.core.audit.AuditVerifier;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.execution.Lease;
+import dev.tally.core.execution.Transition;
+import dev.tally.core.store.Claim;
+import dev.tally.core.testing.Executions;
+import dev.tally.core.testing.MutableClock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The audit trail of a journal store ({@link AuditCommitObserver}): a transition's activity entry
+ * is on disk before the transition's stage completes, with one audit flush per group commit.
+ */
+class JournalAuditTest {
+  @TempDir Path root;
+  private final MutableClock clock = MutableClock.create();
+  private JournalExecutionStore store;
+  private AuditJournals audit;
+
+  @AfterEach
+  void tearDown() {
+    if (store != null) {
+      store.close();
+    }
+    if (audit != null) {
+      audit.close();
+    }
+  }
+
+  private void open() {
+    store =
+        JournalExecutionStore.open(
+            JournalOptions.defaults(root.resolve("journal")).withClock(clock));
+    audit = AuditJournals.open(root.resolve("audit"), AuditOptions.defaults().withClock(clock));
+    store.observe(AuditCommitObserver.of(audit));
+  }
+
+  /** The activity lines on disk now (no flush, no close). */
+  private List<String> activityOnDisk() {
+    try {
+      return Files.readAllLines(
+          root.resolve("audit").resolve("activity.jsonl"), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static boolean hasEntry(List<String> lines, Execution e) {
+    String id = "\"execution\":\"" + e.id().value() + "\"";
+    String version = "\"version\":" + e.version();
+    String state = "\"state\":\"" + e.state().wireName() + "\"";
+    return lines.stream().anyMatch(l -> l.contains(id) && l.contains(version) && l.contains(state));
+  }
+
+  /** Awaits {@code stage}, asserting the entry was on disk when it completed. */
+  private Execution awaitAudited(CompletableFuture<Execution> stage) {
+    CompletableFuture<Boolean> seen = stage.thenApply(e -> hasEntry(activityOnDisk(), e));
+    Execution e = await(stage);
+    assertThat(await(seen))
+        .as("entry of %s v%d on disk at completion", e.id(), e.version())
+        .isTrue();
+    return e;
+  }
+
+  @Test
+  void everyTransitionIsOnTheAuditDiskWhenItsStageCompletes() {
+    open();
+    List<Execution> done = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      clock.advance(Duration.ofMillis(1));
+      Execution e =
+          awaitAudited(
+              store
+                  .claim(Executions.candidate(clock).build(), clock.instant())
+                  .thenApply(Claim::execution)
+                  .toCompletableFuture());
+      Transition authorized = Transition.to(e, ExecutionState.AUTHORIZED, clock.instant());
+      e = awaitAudited(store.transition(authorized).toCompletableFuture());
+      Transition dispatched =
+          Transition.to(e, ExecutionState.DISPATCHED, clock.instant())
+              .withLease(new Lease("owner-a", clock.instant().plusSeconds(30)));
+      e = awaitAudited(store.transition(dispatched).toCompletableFuture());
+      done.add(e);
+    }
+    List<String> lines = activityOnDisk();
+    assertThat(lines.stream().filter(l -> l.contains("\"from\":\"authorized\""))).hasSize(20);
+
+    store.halt(); // a crash: nothing more is written or flushed
+    store = null;
+    AuditVerification v = AuditVerifier.create().verify(root.resolve("audit"), Optional.empty());
+    assertThat(v.outcome()).isIn(AuditVerification.Outcome.OK, AuditVerification.Outcome.TAIL);
+    assertThat(v.bad()).isEmpty();
+    for (Execution e : done) {
+      assertThat(hasEntry(activityOnDisk(), e)).isTrue();
+    }
+  }
+
+  @Test
+  void concurrentTransitionsShareAuditFlushesAndAllAreRecorded() {
+    open();
+    List<CompletableFuture<Execution>> claims = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      claims.add(
+          store
+              .claim(Executions.candidate(clock).build(), clock.instant())
+              .thenApply(Claim::execution)
+              .toCompletableFuture());
+    }
+    List<Execution> all = new ArrayList<>();
+    for (CompletableFuture<Execution> c : claims) {
+      all.add(awaitAudited(c));
+    }
+    List<String> lines = activityOnDisk();
+    for (Execution e : all) {
+      assertThat(hasEntry(lines, e)).isTrue();
+    }
+    assertThat(store.stats().fsyncs()).isLessThanOrEqualTo(200);
+  }
+
+  @Test
+  void aFailingObserverFailsTheStageButTheChangeStands() {
+    store =
+        JournalExecutionStore.open(
+            JournalOptions.defaults(root.resolve("journal")).withClock(clock));
+    IllegalStateException boom = new IllegalStateException("audit journal closed");
+    store.observe(
+        new CommitObserver() {
+          @Override
+          public void applied(Execution before, Execution after) {
+            if (after.state() == ExecutionState.AUTHORIZED) {
+              throw boom;
+            }
+          }
+
+          @Override
+          public void durable() {}
+        });
+    Execution e =
+        await(store.claim(Executions.candidate(clock).build(), clock.instant())).execution();
+    var stage = store.transition(Transition.to(e, ExecutionState.AUTHORIZED, clock.instant()));
+
+    assertThat(failure(stage)).isSameAs(boom);
+    assertThat(await(store.find(e.id())).orElseThrow().state())
+        .isEqualTo(ExecutionState.AUTHORIZED);
+  }
+
+  @Test
+  void aFailingFlushFailsTheStagesOfItsGroup() {
+    store =
+        JournalExecutionStore.open(
+            JournalOptions.defaults(root.resolve("journal")).withClock(clock));
+    IllegalStateException boom = new IllegalStateException("audit fsync failed");
+    store.observe(
+        new CommitObserver() {
+          @Override
+          public void applied(Execution before, Execution after) {}
+
+          @Override
+          public void durable() {
+            throw boom;
+          }
+        });
+    var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
+    assertThat(failure(stage)).isSameAs(boom);
+  }
+}
