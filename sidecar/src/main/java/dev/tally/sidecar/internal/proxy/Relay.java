@@ -10,7 +10,6 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import java.util.Locale;
 
 /**
  * Relays one upstream response to the client: SSE through {@link SseRelay} (re-framed with the
@@ -62,15 +61,21 @@ final class Relay {
       to.setStatusMessage(from.statusMessage());
     }
     MultiMap h = to.headers();
-    for (var e : from.headers()) {
-      String k = e.getKey().toLowerCase(Locale.ROOT);
-      if (Upstream.HOP_BY_HOP.contains(k) && !(k.equals("content-length") && !reframed)) {
-        continue;
+    String length = reframed ? null : from.getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (h.isEmpty()) {
+      Upstream.copyEndToEnd(from.headers(), h);
+    } else {
+      for (var e : from.headers()) {
+        if (!Upstream.isHopByHop(e.getKey())) {
+          h.add(e.getKey(), e.getValue());
+        }
       }
-      h.add(e.getKey(), e.getValue());
+    }
+    if (length != null) {
+      h.set(HttpHeaders.CONTENT_LENGTH, length);
     }
     int status = from.statusCode();
-    if (!reframed && !h.contains("content-length") && status != 204 && status != 304) {
+    if (length == null && !reframed && status != 204 && status != 304) {
       to.setChunked(true);
     }
   }

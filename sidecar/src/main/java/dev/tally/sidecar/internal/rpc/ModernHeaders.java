@@ -35,21 +35,10 @@ public final class ModernHeaders {
   /** All checks for a {@code tools/call}. */
   public static String checkToolCall(
       Headers headers, ToolCallBody body, ToolSchemas schemas, String protocolVersion) {
-    String metaVersion = body.metaProtocolVersion();
-    if (metaVersion != null && !metaVersion.equals(protocolVersion)) {
-      return "Header mismatch: MCP-Protocol-Version does not match"
-          + " params._meta[\"io.modelcontextprotocol/protocolVersion\"]";
-    }
-    String rawName = headers.get("Mcp-Name");
-    if (rawName == null) {
-      return "Header mismatch: required header Mcp-Name is missing";
-    }
-    String name = HeaderValues.decode(rawName);
-    if (name == null) {
-      return "Header mismatch: Mcp-Name has invalid characters or a malformed Base64 value";
-    }
-    if (!name.equals(body.tool())) {
-      return "Header mismatch: Mcp-Name does not match params.name";
+    String mismatch =
+        checkNameAndVersion(headers, body.tool(), body.metaProtocolVersion(), protocolVersion);
+    if (mismatch != null) {
+      return mismatch;
     }
     JsonNode args = body.arguments();
     for (ToolSchemas.HeaderParam p : schemas.headerParams(body.tool())) {
@@ -75,6 +64,32 @@ public final class ModernHeaders {
       if (!matches(decoded, v)) {
         return "Header mismatch: " + header + " does not match the argument value";
       }
+    }
+    return null;
+  }
+
+  /**
+   * The checks of {@link #checkToolCall} that need no argument values: {@code MCP-Protocol-Version}
+   * against {@code metaVersion} (the body's {@code _meta} protocol version, or {@code null}) and
+   * {@code Mcp-Name} against {@code tool}. A tool with {@code Mcp-Param-*} headers needs {@link
+   * #checkToolCall} as well.
+   */
+  public static String checkNameAndVersion(
+      Headers headers, String tool, String metaVersion, String protocolVersion) {
+    if (metaVersion != null && !metaVersion.equals(protocolVersion)) {
+      return "Header mismatch: MCP-Protocol-Version does not match"
+          + " params._meta[\"io.modelcontextprotocol/protocolVersion\"]";
+    }
+    String rawName = headers.get("Mcp-Name");
+    if (rawName == null) {
+      return "Header mismatch: required header Mcp-Name is missing";
+    }
+    String name = HeaderValues.decode(rawName);
+    if (name == null) {
+      return "Header mismatch: Mcp-Name has invalid characters or a malformed Base64 value";
+    }
+    if (!name.equals(tool)) {
+      return "Header mismatch: Mcp-Name does not match params.name";
     }
     return null;
   }

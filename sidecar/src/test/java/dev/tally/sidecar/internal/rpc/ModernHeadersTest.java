@@ -106,4 +106,26 @@ class ModernHeadersTest {
     assertThat(ModernHeaders.isModern("2025-11-25")).isFalse();
     assertThat(ModernHeaders.isModern(null)).isFalse();
   }
+
+  @Test
+  void nameAndVersionChecksNeedNoArguments() {
+    assertThat(
+            ModernHeaders.checkNameAndVersion(
+                headers("Mcp-Name", "lookup"), "lookup", "2026-07-28", "2026-07-28"))
+        .isNull();
+    assertThat(
+            ModernHeaders.checkNameAndVersion(
+                headers("Mcp-Name", "lookup"), "lookup", null, "2026-07-28"))
+        .isNull();
+    assertThat(ModernHeaders.checkNameAndVersion(headers(), "lookup", null, "2026-07-28"))
+        .contains("Mcp-Name is missing");
+    assertThat(
+            ModernHeaders.checkNameAndVersion(
+                headers("Mcp-Name", "other"), "lookup", null, "2026-07-28"))
+        .contains("Mcp-Name does not match");
+    assertThat(
+            ModernHeaders.checkNameAndVersion(
+                headers("Mcp-Name", "lookup"), "lookup", "2025-11-25", "2026-07-28"))
+        .contains("MCP-Protocol-Version does not match");
+  }
 }
