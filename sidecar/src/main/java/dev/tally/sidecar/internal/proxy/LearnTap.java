@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.sidecar.internal.rpc.ResponseScan;
 import dev.tally.sidecar.internal.stream.Delivery;
 import io.vertx.core.Future;
-import java.io.IOException;
 
 /** Reads the answer to a {@code tools/list} to learn annotations and header parameters. */
 final class LearnTap implements MessageTap {
@@ -25,11 +24,8 @@ final class LearnTap implements MessageTap {
     ResponseScan scan = proxy.responses.scan(message);
     if (scan.kind() == ResponseScan.Kind.RESULT && scan.answers(requestId)) {
       done = true;
-      try {
-        proxy.schemas.learn(proxy.json.mapper().readTree(scan.result(message)));
-      } catch (IOException | RuntimeException e) {
-        // A malformed listing teaches nothing; the client still gets it as the upstream sent it.
-      }
+      // A malformed listing teaches nothing; the client still gets it as the upstream sent it.
+      proxy.schemas.learn(message, scan.resultOffset(), scan.resultLength(), proxy.json.mapper());
     }
     return null;
   }

@@ -1,8 +1,11 @@
 package dev.tally.sidecar.internal.rpc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.contract.ContractRegistry;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +32,7 @@ public final class ToolSchemas {
 
   private final ContractRegistry contracts;
   private final Map<String, List<HeaderParam>> headerParams = new ConcurrentHashMap<>();
+  private byte[] lastResult;
 
   private ToolSchemas(ContractRegistry contracts) {
     this.contracts = contracts;
@@ -38,8 +42,28 @@ public final class ToolSchemas {
     return new ToolSchemas(contracts);
   }
 
+  /**
+   * Learns from the {@code tools/list} {@code result} object at {@code [off, off + len)} of {@code
+   * message}, parsing it with {@code mapper}, unless it is byte for byte the result learned last
+   * (clients list tools often; the answer rarely changes). Ignores anything malformed.
+   */
+  public synchronized void learn(byte[] message, int off, int len, ObjectMapper mapper) {
+    byte[] last = lastResult;
+    if (last != null && Arrays.equals(message, off, off + len, last, 0, last.length)) {
+      return;
+    }
+    byte[] result = Arrays.copyOfRange(message, off, off + len);
+    lastResult = null;
+    try {
+      learn(mapper.readTree(result));
+    } catch (IOException | RuntimeException e) {
+      return;
+    }
+    lastResult = result;
+  }
+
   /** Learns from a {@code tools/list} {@code result} object. Ignores anything malformed. */
-  public void learn(JsonNode result) {
+  public synchronized void learn(JsonNode result) {
     JsonNode tools = result == null ? null : result.get("tools");
     if (tools == null || !tools.isArray()) {
       return;
