@@ -4,6 +4,7 @@ import dev.tally.core.gate.Gate;
 import dev.tally.sidecar.internal.proxy.Admission;
 import dev.tally.sidecar.internal.proxy.McpListener;
 import dev.tally.sidecar.internal.proxy.Proxy;
+import dev.tally.sidecar.internal.proxy.Upstream;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -69,12 +70,16 @@ public final class Sidecar {
         options.port() == 0 && instances > 1
             ? -SHARED_RANDOM_PORTS.incrementAndGet()
             : options.port();
+    List<Upstream> upstreams = new ArrayList<>(instances);
+    for (int i = 0; i < instances; i++) {
+      upstreams.add(Upstream.create(vertx, options, perLoop));
+    }
     List<McpListener> listeners = new CopyOnWriteArrayList<>();
     long sweepEvery = Math.max(1000, Math.min(5000, options.streamMaxAge().toMillis() / 4));
     return vertx
         .deployVerticle(
             () -> {
-              McpListener l = McpListener.create(proxy, port, perLoop);
+              McpListener l = McpListener.create(proxy, port, upstreams.get(listeners.size()));
               listeners.add(l);
               return l;
             },
@@ -91,10 +96,7 @@ public final class Sidecar {
     return listeners.get(0).port();
   }
 
-  /**
-   * Client connections accepted so far by each listener instance (one per event loop), in
-   * deployment order.
-   */
+  /** Client connections accepted so far by each listener instance (one entry per event loop). */
   public List<Long> connectionsPerListener() {
     List<Long> out = new ArrayList<>(listeners.size());
     for (McpListener l : listeners) {

@@ -17,30 +17,34 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class McpListener extends VerticleBase {
   private final Proxy template;
   private final int port;
-  private final int upstreamConnections;
+  private final Upstream upstream;
   private final AtomicLong connections = new AtomicLong();
   private volatile HttpServer server;
-  private volatile Upstream upstream;
 
-  private McpListener(Proxy template, int port, int upstreamConnections) {
+  private McpListener(Proxy template, int port, Upstream upstream) {
     this.template = template;
     this.port = port;
-    this.upstreamConnections = upstreamConnections;
+    this.upstream = upstream;
   }
 
   /**
    * An instance serving {@code template}'s endpoint on {@code port} (a negative port shares one
-   * random port among the instances using the same value), with at most {@code upstreamConnections}
-   * upstream connections.
+   * random port among the instances using the same value) and sending upstream through {@code
+   * upstream}, which it owns (closes) from now on.
+   *
+   * <p>The upstream client is created before deployment on purpose: building a Vert.x client takes
+   * an event loop from the same round-robin that assigns the instances theirs, and doing it inside
+   * {@link #start()} can put two instances on one loop.
    */
-  public static McpListener create(Proxy template, int port, int upstreamConnections) {
+  public static McpListener create(Proxy template, int port, Upstream upstream) {
     Objects.requireNonNull(template, "template");
-    return new McpListener(template, port, upstreamConnections);
+    Objects.requireNonNull(upstream, "upstream");
+    return new McpListener(template, port, upstream);
   }
 
   @Override
   public Future<?> start() {
-    upstream = Upstream.create(vertx, template.options, upstreamConnections);
+    upstream.keepConnectionsOnThisLoop();
     HttpServerOptions so =
         new HttpServerOptions()
             .setHost(template.options.host())
@@ -60,7 +64,7 @@ public final class McpListener extends VerticleBase {
   public Future<?> stop() {
     HttpServer s = server;
     Future<Void> closed = s == null ? Future.succeededFuture() : s.close();
-    return closed.transform(ar -> upstream == null ? Future.succeededFuture() : upstream.close());
+    return closed.transform(ar -> upstream.close());
   }
 
   /** Stops accepting and lets open requests finish for up to {@code timeoutMs}. */

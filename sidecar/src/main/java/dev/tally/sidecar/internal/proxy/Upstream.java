@@ -7,14 +7,18 @@ import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpConnectOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 import java.net.URI;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The pooled keep-alive client to the upstream MCP endpoint, one per event loop. Copies end-to-end
@@ -41,12 +45,17 @@ public final class Upstream {
           HttpHeaderNames.CONTENT_LENGTH);
 
   private final HttpClientAgent client;
+  private final HttpConnectOptions connect;
+  private final long keepAliveNanos;
+  private final int maxConnections;
+  private volatile UpstreamConnections connections;
   private final URI uri;
   private final String host;
   private final int port;
   private final boolean ssl;
   private final String path;
   private final String authority;
+  private final SocketAddress server;
   private final long connectTimeoutMs;
 
   private Upstream(Vertx vertx, SidecarOptions options, int maxConnections) {
@@ -56,6 +65,7 @@ public final class Upstream {
     this.port = uri.getPort() > 0 ? uri.getPort() : (ssl ? 443 : 80);
     this.path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
     this.authority = uri.getPort() > 0 ? host + ":" + port : host;
+    this.server = SocketAddress.inetSocketAddress(port, host);
     this.connectTimeoutMs = options.upstreamConnectTimeout().toMillis();
     HttpClientOptions co =
         new HttpClientOptions()
@@ -69,6 +79,15 @@ public final class Upstream {
             .with(co)
             .with(new PoolOptions().setHttp1MaxSize(maxConnections))
             .build();
+    this.maxConnections = maxConnections;
+    this.keepAliveNanos = TimeUnit.SECONDS.toNanos(co.getKeepAliveTimeout());
+    this.connect =
+        new HttpConnectOptions()
+            .setServer(server)
+            .setHost(host)
+            .setPort(port)
+            .setSsl(ssl)
+            .setConnectTimeout(connectTimeoutMs);
   }
 
   /** A client with the configured pool size ({@code upstream.maxConnections}). */
@@ -89,6 +108,18 @@ public final class Upstream {
   }
 
   /**
+   * Called on the event loop that will make every request of this client: up to {@code
+   * maxConnections} connections are from now on kept by that loop itself ({@link
+   * UpstreamConnections}); the pool is the fallback when they are all busy (so under overload up to
+   * twice {@code maxConnections} may be open) or a request comes from another thread.
+   */
+  public void keepConnectionsOnThisLoop() {
+    connections =
+        UpstreamConnections.create(
+            client, connect, maxConnections, keepAliveNanos, System::nanoTime);
+  }
+
+  /**
    * Opens a request to the upstream endpoint carrying the client's end-to-end headers and query.
    * The future fails when no connection could be had: nothing was sent.
    */
@@ -97,6 +128,7 @@ public final class Upstream {
     RequestOptions ro =
         new RequestOptions()
             .setMethod(method)
+            .setServer(server)
             .setHost(host)
             .setPort(port)
             .setSsl(ssl)
@@ -105,15 +137,17 @@ public final class Upstream {
     if (idleMs > 0) {
       ro.setIdleTimeout(idleMs);
     }
-    return client
-        .request(ro)
-        .map(
-            req -> {
-              MultiMap h = req.headers();
-              copyEndToEnd(clientHeaders, h);
-              h.set(HttpHeaders.HOST, authority);
-              return req;
-            });
+    UpstreamConnections loop = connections;
+    Future<HttpClientConnection> own = loop == null ? null : loop.acquire();
+    Future<HttpClientRequest> opened =
+        own == null ? client.request(ro) : own.compose(c -> c.request(ro));
+    return opened.map(
+        req -> {
+          MultiMap h = req.headers();
+          copyEndToEnd(clientHeaders, h);
+          h.set(HttpHeaders.HOST, authority);
+          return req;
+        });
   }
 
   /**
@@ -165,6 +199,8 @@ public final class Upstream {
   }
 
   public Future<Void> close() {
-    return client.close();
+    UpstreamConnections loop = connections;
+    Future<Void> own = loop == null ? Future.succeededFuture() : loop.closeAll();
+    return own.transform(ar -> client.close());
   }
 }
