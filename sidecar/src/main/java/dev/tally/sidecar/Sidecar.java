@@ -2,18 +2,20 @@ package dev.tally.sidecar;
 
 import dev.tally.core.gate.Gate;
 import dev.tally.sidecar.internal.proxy.Admission;
-import dev.tally.sidecar.internal.proxy.McpHandler;
+import dev.tally.sidecar.internal.proxy.McpListener;
 import dev.tally.sidecar.internal.proxy.Proxy;
 import dev.tally.sidecar.internal.proxy.Upstream;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A running MCP reverse proxy in front of one upstream MCP endpoint, with the {@link Gate} deciding
@@ -22,17 +24,22 @@ import java.util.concurrent.TimeUnit;
  * or {@link #close()}.
  */
 public final class Sidecar {
-  private final Vertx vertx;
-  private final HttpServer server;
-  private final Proxy proxy;
-  private final Upstream upstream;
-  private final long sweepTimer;
+  /** Keys of shared random ports: a negative port shares one random port per key (Vert.x). */
+  private static final AtomicInteger SHARED_RANDOM_PORTS = new AtomicInteger();
 
-  private Sidecar(Vertx vertx, HttpServer server, Proxy proxy, Upstream upstream, long sweepTimer) {
+  private final Vertx vertx;
+  private final String deployment;
+  private final List<McpListener> listeners;
+  private final Proxy proxy;
+  private final long sweepTimer;
+  private Future<Void> closed;
+
+  private Sidecar(
+      Vertx vertx, String deployment, List<McpListener> listeners, Proxy proxy, long sweepTimer) {
     this.vertx = vertx;
-    this.server = server;
+    this.deployment = deployment;
+    this.listeners = listeners;
     this.proxy = proxy;
-    this.upstream = upstream;
     this.sweepTimer = sweepTimer;
   }
 
@@ -45,35 +52,57 @@ public final class Sidecar {
   /**
    * Starts a sidecar over any {@link Admission} (tests script decisions with it) and {@code clock}
    * (stream ages).
+   *
+   * <p>Implementation note: the MCP listener is deployed as a verticle with one instance per event
+   * loop ({@link SidecarOptions#effectiveEventLoops()}), each with its own server on the shared
+   * port and its own share of the upstream pool; a server created outside a verticle would put
+   * every connection on one loop (bench/README.md, "Sidecar load").
    */
   public static Future<Sidecar> start(
       Vertx vertx, SidecarOptions options, Admission admission, InstantSource clock) {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(admission, "admission");
-    Upstream upstream = Upstream.create(vertx, options);
-    Proxy proxy = Proxy.create(options, admission, upstream, clock);
-    HttpServerOptions so =
-        new HttpServerOptions()
-            .setHost(options.host())
-            .setPort(options.port())
-            .setTcpNoDelay(true)
-            .setCompressionSupported(false);
-    HttpServer server = vertx.createHttpServer(so).requestHandler(McpHandler.create(proxy));
+    Proxy proxy = Proxy.create(options, admission, null, clock);
+    int instances = options.effectiveEventLoops();
+    int perLoop = Math.max(1, (options.upstreamMaxConnections() + instances - 1) / instances);
+    int port =
+        options.port() == 0 && instances > 1
+            ? -SHARED_RANDOM_PORTS.incrementAndGet()
+            : options.port();
+    List<Upstream> upstreams = new ArrayList<>(instances);
+    for (int i = 0; i < instances; i++) {
+      upstreams.add(Upstream.create(vertx, options, perLoop));
+    }
+    List<McpListener> listeners = new CopyOnWriteArrayList<>();
     long sweepEvery = Math.max(1000, Math.min(5000, options.streamMaxAge().toMillis() / 4));
-    return server
-        .listen()
+    return vertx
+        .deployVerticle(
+            () -> {
+              McpListener l = McpListener.create(proxy, port, upstreams.get(listeners.size()));
+              listeners.add(l);
+              return l;
+            },
+            new DeploymentOptions().setInstances(instances))
         .map(
-            s -> {
+            id -> {
               long timer = vertx.setPeriodic(sweepEvery, t -> proxy.streams().sweep());
-              return new Sidecar(vertx, s, proxy, upstream, timer);
-            })
-        .recover(t -> upstream.close().transform(v -> Future.failedFuture(t)));
+              return new Sidecar(vertx, id, List.copyOf(listeners), proxy, timer);
+            });
   }
 
   /** The port the MCP endpoint listens on (the bound one when configured as 0). */
   public int port() {
-    return server.actualPort();
+    return listeners.get(0).port();
+  }
+
+  /** Client connections accepted so far by each listener instance (one entry per event loop). */
+  public List<Long> connectionsPerListener() {
+    List<Long> out = new ArrayList<>(listeners.size());
+    for (McpListener l : listeners) {
+      out.add(l.connections());
+    }
+    return out;
   }
 
   /** HTTP requests being handled right now (the admin API and drain read this). */
@@ -97,15 +126,22 @@ public final class Sidecar {
    */
   public Future<Void> drain(Duration timeout) {
     proxy.startDraining();
-    return server
-        .shutdown(Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)
-        .transform(ar -> close());
+    List<Future<Void>> shut = new ArrayList<>(listeners.size());
+    for (McpListener l : listeners) {
+      shut.add(l.shutdown(timeout.toMillis()));
+    }
+    return Future.join(shut).transform(ar -> close());
   }
 
-  /** Closes the listener, open connections and the upstream pool now. */
+  /** Closes the listeners, open connections and the upstream pools now. */
   public Future<Void> close() {
     proxy.startDraining();
-    vertx.cancelTimer(sweepTimer);
-    return server.close().transform(ar -> upstream.close());
+    synchronized (this) {
+      if (closed == null) {
+        vertx.cancelTimer(sweepTimer);
+        closed = vertx.undeploy(deployment);
+      }
+      return closed;
+    }
   }
 }

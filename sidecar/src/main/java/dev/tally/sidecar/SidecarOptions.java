@@ -159,11 +159,19 @@ public record SidecarOptions(
    * on two cores), for callers that create the {@code Vertx} the sidecar runs on.
    */
   public VertxOptions vertxOptions() {
+    return new VertxOptions()
+        .setEventLoopPoolSize(effectiveEventLoops())
+        .setPreferNativeTransport(nativeTransport);
+  }
+
+  /**
+   * The event loops the sidecar uses: {@link #eventLoops()}, or {@code min(2, cores)} when it is 0.
+   * The MCP listener runs one instance (server and upstream pool) per loop.
+   */
+  public int effectiveEventLoops() {
     int loops =
         eventLoops > 0 ? eventLoops : Math.min(2, Runtime.getRuntime().availableProcessors());
-    return new VertxOptions()
-        .setEventLoopPoolSize(Math.max(1, loops))
-        .setPreferNativeTransport(nativeTransport);
+    return Math.max(1, loops);
   }
 
   private static void require(boolean ok, String key, Object value, String expected) {

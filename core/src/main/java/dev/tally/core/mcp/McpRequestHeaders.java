@@ -71,8 +71,40 @@ public final class McpRequestHeaders {
     if (!isModern(headers, params)) {
       return Optional.empty();
     }
+    String nameMember = nameMember(method);
+    JsonNode bodyName = nameMember == null || params == null ? null : params.get(nameMember);
+    Optional<String> r2 =
+        checkVersionAndName(
+            headers,
+            metaVersion(params),
+            nameMember,
+            bodyName != null && bodyName.isTextual() ? bodyName.textValue() : null);
+    if (r2.isPresent()) {
+      return r2;
+    }
+    if ("tools/call".equals(method) && !paramHeaders.isEmpty()) {
+      JsonNode args = params == null ? null : params.get("arguments");
+      for (Map.Entry<String, List<String>> e : paramHeaders.entrySet()) {
+        Optional<String> p = checkParam(headers, e.getKey(), e.getValue(), args);
+        if (p.isPresent()) {
+          return p;
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The checks of {@link #check} that need no tree, for a modern-era request whose method was
+   * already checked: {@code MCP-Protocol-Version} present and equal to {@code metaVersion} (the
+   * body's {@code _meta} protocol version, or {@code null}), {@code Mcp-Method} present, and, when
+   * {@code nameMember} is not {@code null} ({@code name} for {@code tools/call}), {@code Mcp-Name}
+   * (Base64 sentinel decoded) equal to {@code bodyName}. {@code Mcp-Param-*} headers are not
+   * checked.
+   */
+  public static Optional<String> checkVersionAndName(
+      Headers headers, String metaVersion, String nameMember, String bodyName) {
     String version = headers.get(PROTOCOL_VERSION);
-    String metaVersion = metaVersion(params);
     if (version == null) {
       return Optional.of(PROTOCOL_VERSION + " header is missing");
     }
@@ -86,34 +118,22 @@ public final class McpRequestHeaders {
     if (headers.get(METHOD) == null) {
       return Optional.of(METHOD + " header is missing");
     }
-    String nameMember = nameMember(method);
-    if (nameMember != null) {
-      JsonNode bodyName = params == null ? null : params.get(nameMember);
-      String h = headers.get(NAME);
-      if (h == null) {
-        return Optional.of(NAME + " header is missing");
-      }
-      if (!Base64Sentinel.isLegalHeaderValue(h)) {
-        return Optional.of(NAME + " header contains invalid characters");
-      }
-      Optional<String> decoded = Base64Sentinel.decode(h);
-      if (decoded.isEmpty()) {
-        return Optional.of(NAME + " header holds an invalid Base64 sentinel");
-      }
-      if (bodyName == null
-          || !bodyName.isTextual()
-          || !decoded.get().equals(bodyName.textValue())) {
-        return Optional.of(NAME + " header does not match params." + nameMember);
-      }
+    if (nameMember == null) {
+      return Optional.empty();
     }
-    if ("tools/call".equals(method) && !paramHeaders.isEmpty()) {
-      JsonNode args = params == null ? null : params.get("arguments");
-      for (Map.Entry<String, List<String>> e : paramHeaders.entrySet()) {
-        Optional<String> p = checkParam(headers, e.getKey(), e.getValue(), args);
-        if (p.isPresent()) {
-          return p;
-        }
-      }
+    String h = headers.get(NAME);
+    if (h == null) {
+      return Optional.of(NAME + " header is missing");
+    }
+    if (!Base64Sentinel.isLegalHeaderValue(h)) {
+      return Optional.of(NAME + " header contains invalid characters");
+    }
+    Optional<String> decoded = Base64Sentinel.decode(h);
+    if (decoded.isEmpty()) {
+      return Optional.of(NAME + " header holds an invalid Base64 sentinel");
+    }
+    if (bodyName == null || !decoded.get().equals(bodyName)) {
+      return Optional.of(NAME + " header does not match params." + nameMember);
     }
     return Optional.empty();
   }

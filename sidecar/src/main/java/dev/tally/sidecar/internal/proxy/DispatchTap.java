@@ -52,7 +52,7 @@ final class DispatchTap implements MessageTap {
   public void onHead(int status, boolean sse) {
     this.status = status;
     if (status >= 200 && status < 300) {
-      proxy.toolCallsAnswerSse = sse;
+      proxy.toolCallsAnswerSse(sse);
     }
   }
 

@@ -29,11 +29,16 @@ final class LearnTap implements MessageTap {
     }
     if (RpcResponseWatcher.outcomeOf(message, requestId) instanceof RpcOutcome.Result r) {
       done = true;
+      if (!proxy.listings.isNew(r.result())) {
+        return null;
+      }
       try {
         ToolListing.learn(
             proxy.json.mapper().readTree(r.result()), proxy.admission.contracts(), proxy.schemas);
+        proxy.listings.learned(r.result());
       } catch (IOException | RuntimeException e) {
         // A malformed listing teaches nothing; the client still gets it as the upstream sent it.
+        proxy.listings.learned(null);
       }
     }
     return null;

@@ -20,36 +20,77 @@ final class MediaTypes {
         .toLowerCase(Locale.ROOT);
   }
 
-  /** Whether an {@code Accept} value admits {@code type} (wildcards and q=0 handled). */
+  /**
+   * Whether an {@code Accept} value admits {@code type} (wildcards and q=0 handled).
+   *
+   * <p>Implementation note: scans the value in place (no splitting, no lower-casing copies): it is
+   * read twice for every POST.
+   */
   static boolean accepts(String accept, String type) {
-    if (accept == null || accept.isBlank()) {
+    if (accept == null) {
       return false;
     }
-    String major = type.substring(0, type.indexOf('/'));
-    for (String part : accept.split(",")) {
-      String[] p = part.split(";");
-      String range = p[0].trim().toLowerCase(Locale.ROOT);
-      if (zeroQuality(p)) {
-        continue;
-      }
-      if (range.equals(type) || range.equals("*/*") || range.equals(major + "/*")) {
+    int slash = type.indexOf('/');
+    int n = accept.length();
+    int start = 0;
+    while (start < n) {
+      int comma = accept.indexOf(',', start);
+      int end = comma < 0 ? n : comma;
+      int semi = accept.indexOf(';', start);
+      int rangeEnd = semi < 0 || semi > end ? end : semi;
+      int rs = skipSpace(accept, start, rangeEnd);
+      int re = trimEnd(accept, rs, rangeEnd);
+      if (matchesRange(accept, rs, re, type, slash) && !zeroQuality(accept, rangeEnd, end)) {
         return true;
       }
+      start = end + 1;
     }
     return false;
   }
 
-  private static boolean zeroQuality(String[] params) {
-    for (int i = 1; i < params.length; i++) {
-      String s = params[i].trim().toLowerCase(Locale.ROOT);
-      if (s.startsWith("q=")) {
+  private static boolean matchesRange(String s, int from, int to, String type, int slash) {
+    int len = to - from;
+    if (len == type.length() && s.regionMatches(true, from, type, 0, len)) {
+      return true;
+    }
+    if (len == 3 && s.startsWith("*/*", from)) {
+      return true;
+    }
+    return len == slash + 2
+        && s.regionMatches(true, from, type, 0, slash + 1)
+        && s.charAt(to - 1) == '*';
+  }
+
+  /** Whether the parameters in {@code [from, to)} (each after a ';') include {@code q=0}. */
+  private static boolean zeroQuality(String s, int from, int to) {
+    int i = from;
+    while (i < to) {
+      int next = s.indexOf(';', i + 1);
+      int pe = next < 0 || next > to ? to : next;
+      int ps = skipSpace(s, i + 1, pe);
+      if (pe - ps >= 2 && (s.charAt(ps) == 'q' || s.charAt(ps) == 'Q') && s.charAt(ps + 1) == '=') {
         try {
-          return Double.parseDouble(s.substring(2)) <= 0;
+          return Double.parseDouble(s.substring(ps + 2, trimEnd(s, ps + 2, pe))) <= 0;
         } catch (NumberFormatException e) {
           return false;
         }
       }
+      i = pe;
     }
     return false;
+  }
+
+  private static int skipSpace(String s, int from, int to) {
+    while (from < to && s.charAt(from) <= ' ') {
+      from++;
+    }
+    return from;
+  }
+
+  private static int trimEnd(String s, int from, int to) {
+    while (to > from && s.charAt(to - 1) <= ' ') {
+      to--;
+    }
+    return to;
   }
 }

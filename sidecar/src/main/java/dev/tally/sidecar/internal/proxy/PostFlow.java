@@ -84,7 +84,9 @@ final class PostFlow {
       }
     }
     if (scan.isToolsCall()) {
-      ToolCallFlow.run(proxy, req, body, bytes, off, len, modern);
+      if (!ToolCallFlow.passThroughIfReadOnly(proxy, req, body, scan, modern)) {
+        ToolCallFlow.run(proxy, req, body, bytes, off, len, modern);
+      }
       return;
     }
     MessageTap tap =

@@ -10,7 +10,6 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import java.util.Locale;
 
 /**
  * Relays one upstream response to the client: SSE through {@link SseRelay} (re-framed with the
@@ -51,7 +50,53 @@ final class Relay {
       relayJson(proxy, resp, upResp, mode.tap());
     } else {
       copyHead(upResp, resp, false);
-      upResp.pipeTo(resp);
+      stream(upResp, resp);
+    }
+  }
+
+  /**
+   * Copies {@code from}'s body to {@code to} with back-pressure. A body of declared length is held
+   * back a chunk (until the next one or the end arrives), so that a body read in one chunk leaves
+   * in one {@code end(buf)}: head, body and end in one write instead of a write and a separate end.
+   * Ends {@code to} when {@code from} ends or breaks, as {@code pipeTo} does.
+   *
+   * <p>Implementation note: replaces {@code ReadStream.pipeTo}, whose promise chain and
+   * synchronization cost ~12% of a pass-through request's event-loop time (JFR, bench/README.md).
+   */
+  static void stream(HttpClientResponse from, HttpServerResponse to) {
+    // Only a body of declared length is held back: a chunked one may be a live stream.
+    boolean hold = from.getHeader(HttpHeaders.CONTENT_LENGTH) != null;
+    Buffer[] held = {null};
+    from.handler(
+        chunk -> {
+          Buffer previous = held[0];
+          held[0] = chunk;
+          if (!hold) {
+            previous = chunk;
+            held[0] = null;
+          }
+          if (previous != null) {
+            to.write(previous);
+            if (to.writeQueueFull()) {
+              from.pause();
+              to.drainHandler(v -> from.resume());
+            }
+          }
+        });
+    from.exceptionHandler(t -> endWith(to, held));
+    from.endHandler(v -> endWith(to, held));
+  }
+
+  private static void endWith(HttpServerResponse to, Buffer[] held) {
+    Buffer last = held[0];
+    held[0] = null;
+    if (to.ended() || to.closed()) {
+      return;
+    }
+    if (last == null) {
+      to.end();
+    } else {
+      to.end(last);
     }
   }
 
@@ -62,15 +107,21 @@ final class Relay {
       to.setStatusMessage(from.statusMessage());
     }
     MultiMap h = to.headers();
-    for (var e : from.headers()) {
-      String k = e.getKey().toLowerCase(Locale.ROOT);
-      if (Upstream.HOP_BY_HOP.contains(k) && !(k.equals("content-length") && !reframed)) {
-        continue;
+    String length = reframed ? null : from.getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (h.isEmpty()) {
+      Upstream.copyEndToEnd(from.headers(), h);
+    } else {
+      for (var e : from.headers()) {
+        if (!Upstream.isHopByHop(e.getKey())) {
+          h.add(e.getKey(), e.getValue());
+        }
       }
-      h.add(e.getKey(), e.getValue());
+    }
+    if (length != null) {
+      h.set(HttpHeaders.CONTENT_LENGTH, length);
     }
     int status = from.statusCode();
-    if (!reframed && !h.contains("content-length") && status != 204 && status != 304) {
+    if (length == null && !reframed && status != 204 && status != 304) {
       to.setChunked(true);
     }
   }

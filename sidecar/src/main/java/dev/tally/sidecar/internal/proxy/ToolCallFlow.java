@@ -8,6 +8,7 @@ import dev.tally.core.gate.TallyError;
 import dev.tally.core.gate.ToolCall;
 import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.rpc.ModernHeaders;
+import dev.tally.sidecar.internal.rpc.RequestScan;
 import dev.tally.sidecar.internal.rpc.ToolCallBody;
 import dev.tally.sidecar.internal.sse.SseEvent;
 import dev.tally.sidecar.internal.sse.SseWriter;
@@ -53,6 +54,46 @@ final class ToolCallFlow {
       int len,
       boolean modern) {
     new ToolCallFlow(proxy, req, raw, modern).start(bytes, off, len);
+  }
+
+  /**
+   * Sends a well-formed {@code tools/call} of a read-only tool straight to the upstream, untouched,
+   * without building a tree or asking the gate; returns {@code false} when the call needs {@link
+   * #run} instead. The decision is the gate's own ({@code Gate.admit}: the contract resolved by
+   * configuration, then learned annotations, then the default, is {@code read_only}), so nothing
+   * that the gate would record passes here. 2026-07-28 headers are validated as on the full path; a
+   * tool with {@code Mcp-Param-*} headers takes the full path (its checks need the arguments).
+   */
+  static boolean passThroughIfReadOnly(
+      Proxy proxy, HttpServerRequest req, Buffer raw, RequestScan scan, boolean modern) {
+    RequestScan.Call call = scan.call();
+    if (call == null || !proxy.admission.contracts().resolve(call.tool()).isReadOnly()) {
+      return false;
+    }
+    if (modern) {
+      if (!proxy.schemas.forTool(call.tool()).isEmpty()) {
+        return false;
+      }
+      MultiMap headers = req.headers();
+      String mismatch =
+          ModernHeaders.checkNameAndVersion(
+              headers::get,
+              call.tool(),
+              call.metaProtocolVersion(),
+              headers.get("MCP-Protocol-Version"));
+      if (mismatch != null) {
+        Replies.refuse(req.response(), scan.id(), TallyError.Code.HEADER_MISMATCH, mismatch);
+        return true;
+      }
+    }
+    Forwarder.forward(
+        proxy,
+        req,
+        raw,
+        scan.id(),
+        new Relay.Mode(null, modern, PostFlow.primingFor(proxy, req, modern)),
+        proxy.options.upstreamTimeout().toMillis());
+    return true;
   }
 
   private void start(byte[] bytes, int off, int len) {
@@ -142,7 +183,7 @@ final class ToolCallFlow {
     HttpServerResponse resp = req.response();
     String accept = req.getHeader(HttpHeaders.ACCEPT);
     boolean sse =
-        proxy.toolCallsAnswerSse && MediaTypes.accepts(accept, MediaTypes.SSE)
+        proxy.toolCallsAnswerSse() && MediaTypes.accepts(accept, MediaTypes.SSE)
             || !MediaTypes.accepts(accept, MediaTypes.JSON)
                 && MediaTypes.accepts(accept, MediaTypes.SSE);
     if (!sse) {

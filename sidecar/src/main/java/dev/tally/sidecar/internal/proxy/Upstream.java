@@ -1,55 +1,71 @@
 package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.sidecar.SidecarOptions;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.util.AsciiString;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpConnectOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 import java.net.URI;
-import java.util.Locale;
-import java.util.Set;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The pooled keep-alive client to the upstream MCP endpoint. Copies end-to-end request headers and
- * drops hop-by-hop ones (RFC 9110 §7.6.1).
+ * The pooled keep-alive client to the upstream MCP endpoint, one per event loop. Copies end-to-end
+ * request headers and drops hop-by-hop ones (RFC 9110 §7.6.1).
  */
 public final class Upstream {
-  static final Set<String> HOP_BY_HOP =
-      Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-authenticate",
-          "proxy-authorization",
-          "proxy-connection",
-          "te",
-          "trailer",
-          "transfer-encoding",
-          "upgrade",
-          "host",
-          "content-length");
+  /**
+   * Hop-by-hop header names (RFC 9110 §7.6.1, plus {@code Host} and {@code Content-Length}, which
+   * the client connection sets), as {@link AsciiString}s: their hashes are cached, so removing them
+   * from a {@link MultiMap} costs no per-request lower-casing.
+   */
+  static final List<AsciiString> HOP_BY_HOP_NAMES =
+      List.of(
+          HttpHeaderNames.CONNECTION,
+          AsciiString.cached("keep-alive"),
+          HttpHeaderNames.PROXY_AUTHENTICATE,
+          HttpHeaderNames.PROXY_AUTHORIZATION,
+          AsciiString.cached("proxy-connection"),
+          HttpHeaderNames.TE,
+          HttpHeaderNames.TRAILER,
+          HttpHeaderNames.TRANSFER_ENCODING,
+          HttpHeaderNames.UPGRADE,
+          HttpHeaderNames.HOST,
+          HttpHeaderNames.CONTENT_LENGTH);
 
   private final HttpClientAgent client;
+  private final HttpConnectOptions connect;
+  private final long keepAliveNanos;
+  private final int maxConnections;
+  private volatile UpstreamConnections connections;
   private final URI uri;
   private final String host;
   private final int port;
   private final boolean ssl;
   private final String path;
   private final String authority;
+  private final SocketAddress server;
   private final long connectTimeoutMs;
 
-  private Upstream(Vertx vertx, SidecarOptions options) {
+  private Upstream(Vertx vertx, SidecarOptions options, int maxConnections) {
     this.uri = options.upstream();
     this.ssl = "https".equalsIgnoreCase(uri.getScheme());
     this.host = uri.getHost();
     this.port = uri.getPort() > 0 ? uri.getPort() : (ssl ? 443 : 80);
     this.path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
     this.authority = uri.getPort() > 0 ? host + ":" + port : host;
+    this.server = SocketAddress.inetSocketAddress(port, host);
     this.connectTimeoutMs = options.upstreamConnectTimeout().toMillis();
     HttpClientOptions co =
         new HttpClientOptions()
@@ -61,12 +77,46 @@ public final class Upstream {
         vertx
             .httpClientBuilder()
             .with(co)
-            .with(new PoolOptions().setHttp1MaxSize(options.upstreamMaxConnections()))
+            .with(new PoolOptions().setHttp1MaxSize(maxConnections))
             .build();
+    this.maxConnections = maxConnections;
+    this.keepAliveNanos = TimeUnit.SECONDS.toNanos(co.getKeepAliveTimeout());
+    this.connect =
+        new HttpConnectOptions()
+            .setServer(server)
+            .setHost(host)
+            .setPort(port)
+            .setSsl(ssl)
+            .setConnectTimeout(connectTimeoutMs);
   }
 
+  /** A client with the configured pool size ({@code upstream.maxConnections}). */
   public static Upstream create(Vertx vertx, SidecarOptions options) {
-    return new Upstream(vertx, options);
+    return new Upstream(vertx, options, options.upstreamMaxConnections());
+  }
+
+  /**
+   * A client with a pool of at most {@code maxConnections} (one event loop's share of {@code
+   * upstream.maxConnections}). Connections are opened on the event loop that asks for them, so a
+   * client created and used on one loop keeps its upstream traffic on that loop.
+   */
+  public static Upstream create(Vertx vertx, SidecarOptions options, int maxConnections) {
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be at least 1");
+    }
+    return new Upstream(vertx, options, maxConnections);
+  }
+
+  /**
+   * Called on the event loop that will make every request of this client: up to {@code
+   * maxConnections} connections are from now on kept by that loop itself ({@link
+   * UpstreamConnections}); the pool is the fallback when they are all busy (so under overload up to
+   * twice {@code maxConnections} may be open) or a request comes from another thread.
+   */
+  public void keepConnectionsOnThisLoop() {
+    connections =
+        UpstreamConnections.create(
+            client, connect, maxConnections, keepAliveNanos, System::nanoTime);
   }
 
   /**
@@ -78,6 +128,7 @@ public final class Upstream {
     RequestOptions ro =
         new RequestOptions()
             .setMethod(method)
+            .setServer(server)
             .setHost(host)
             .setPort(port)
             .setSsl(ssl)
@@ -86,19 +137,61 @@ public final class Upstream {
     if (idleMs > 0) {
       ro.setIdleTimeout(idleMs);
     }
-    return client
-        .request(ro)
-        .map(
-            req -> {
-              MultiMap h = req.headers();
-              for (var e : clientHeaders) {
-                if (!HOP_BY_HOP.contains(e.getKey().toLowerCase(Locale.ROOT))) {
-                  h.add(e.getKey(), e.getValue());
-                }
-              }
-              h.set(HttpHeaders.HOST, authority);
-              return req;
-            });
+    UpstreamConnections loop = connections;
+    Future<HttpClientConnection> own = loop == null ? null : loop.acquire();
+    Future<HttpClientRequest> opened =
+        own == null ? client.request(ro) : own.compose(c -> c.request(ro));
+    return opened.map(
+        req -> {
+          MultiMap h = req.headers();
+          copyEndToEnd(clientHeaders, h);
+          h.set(HttpHeaders.HOST, authority);
+          return req;
+        });
+  }
+
+  /**
+   * Copies every header of {@code from} to the empty {@code to}, then removes the hop-by-hop ones:
+   * the fixed set and any named by {@code Connection} (RFC 9110 §7.6.1).
+   *
+   * <p>Implementation note: {@link MultiMap#setAll(MultiMap)} between two Vert.x header maps copies
+   * entries without building strings; the removals then hash cached {@link AsciiString}s. Per-name
+   * lower-casing and set look-ups cost ~9% of a pass-through request's CPU (bench/README.md).
+   */
+  static void copyEndToEnd(MultiMap from, MultiMap to) {
+    String connection = from.get(HttpHeaderNames.CONNECTION);
+    to.setAll(from);
+    for (int i = 0; i < HOP_BY_HOP_NAMES.size(); i++) {
+      to.remove(HOP_BY_HOP_NAMES.get(i));
+    }
+    if (connection != null) {
+      removeListed(connection, to);
+    }
+  }
+
+  /** Whether {@code name} is one of {@link #HOP_BY_HOP_NAMES}, ignoring case. */
+  static boolean isHopByHop(String name) {
+    for (int i = 0; i < HOP_BY_HOP_NAMES.size(); i++) {
+      if (HOP_BY_HOP_NAMES.get(i).contentEqualsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Removes the header names listed in a {@code Connection} value. */
+  static void removeListed(String connection, MultiMap h) {
+    int n = connection.length();
+    int start = 0;
+    while (start < n) {
+      int comma = connection.indexOf(',', start);
+      int end = comma < 0 ? n : comma;
+      String token = connection.substring(start, end).trim();
+      if (!token.isEmpty()) {
+        h.remove(token);
+      }
+      start = end + 1;
+    }
   }
 
   public URI uri() {
@@ -106,6 +199,8 @@ public final class Upstream {
   }
 
   public Future<Void> close() {
-    return client.close();
+    UpstreamConnections loop = connections;
+    Future<Void> own = loop == null ? Future.succeededFuture() : loop.closeAll();
+    return own.transform(ar -> client.close());
   }
 }

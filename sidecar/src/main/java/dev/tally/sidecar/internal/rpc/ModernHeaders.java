@@ -44,4 +44,18 @@ public final class ModernHeaders {
         .map(m -> "Header mismatch: " + m)
         .orElse(null);
   }
+
+  /**
+   * The checks of {@link #checkToolCall} that need no parsed body, for the read-only fast path (by
+   * {@link McpRequestHeaders#checkVersionAndName}): {@code MCP-Protocol-Version} against {@code
+   * metaVersion} (the body's {@code _meta} protocol version, or {@code null}) and {@code Mcp-Name}
+   * against {@code tool}. A tool with {@code Mcp-Param-*} headers needs {@link #checkToolCall}.
+   * {@code protocolVersion} is the header's value, which the core check reads itself.
+   */
+  public static String checkNameAndVersion(
+      Headers headers, String tool, String metaVersion, String protocolVersion) {
+    return McpRequestHeaders.checkVersionAndName(headers, metaVersion, "name", tool)
+        .map(m -> "Header mismatch: " + m)
+        .orElse(null);
+  }
 }

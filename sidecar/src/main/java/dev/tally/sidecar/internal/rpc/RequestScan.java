@@ -14,6 +14,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param error why the body is unreadable ({@code shape == INVALID}), naming the limit or position,
  *     never echoing content
  * @param tooDeep the body broke the nesting-depth limit
+ * @param call what a full scan found of a {@code tools/call} whose envelope passes the checks of
+ *     {@link ToolCallBody#parse} ({@code jsonrpc}, {@code id}, {@code params} and the types of
+ *     {@code name}, {@code arguments}, {@code _meta}), else {@code null}
  */
 public record RequestScan(
     Shape shape,
@@ -21,7 +24,26 @@ public record RequestScan(
     JsonNode id,
     boolean toolsCallInBatch,
     String error,
-    boolean tooDeep) {
+    boolean tooDeep,
+    Call call) {
+
+  /**
+   * The parts of a well-formed {@code tools/call} that decide whether it may pass straight through:
+   * {@code params.name} and {@code params._meta["io.modelcontextprotocol/protocolVersion"]} (or
+   * {@code null}).
+   */
+  public record Call(String tool, String metaProtocolVersion) {}
+
+  /** A scan result without {@link #call()}. */
+  public RequestScan(
+      Shape shape,
+      String method,
+      JsonNode id,
+      boolean toolsCallInBatch,
+      String error,
+      boolean tooDeep) {
+    this(shape, method, id, toolsCallInBatch, error, tooDeep, null);
+  }
 
   /** The top-level form of a body. */
   public enum Shape {

@@ -49,6 +49,8 @@ public final class RequestScanner {
     JsonNode id = null;
     boolean sawId = false;
     boolean sawMethod = false;
+    boolean version2 = false;
+    RequestScan.Call call = null;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken t = p.nextToken();
@@ -65,6 +67,10 @@ public final class RequestScanner {
       } else if ("id".equals(name) && !sawId) {
         sawId = true;
         id = idNode(p, t);
+      } else if ("params".equals(name) && t == JsonToken.START_OBJECT) {
+        call = scanParams(p);
+      } else if ("jsonrpc".equals(name) && t == JsonToken.VALUE_STRING) {
+        version2 = "2.0".equals(p.getText());
       } else {
         p.skipChildren();
       }
@@ -76,7 +82,64 @@ public final class RequestScanner {
     if (p.nextToken() != null) {
       return RequestScan.invalid("trailing content after the JSON-RPC object", false);
     }
-    return new RequestScan(RequestScan.Shape.MESSAGE, method, id, false, null, false);
+    boolean wellFormedCall =
+        JsonRpc.TOOLS_CALL.equals(method) && version2 && id != null && !id.isNull();
+    return new RequestScan(
+        RequestScan.Shape.MESSAGE, method, id, false, null, false, wellFormedCall ? call : null);
+  }
+
+  /**
+   * Reads the members of a {@code params} object (the parser is on its start): {@code name} must be
+   * a non-empty string, {@code arguments} and {@code _meta} objects or null, as {@link
+   * ToolCallBody#parse} requires; {@code null} when they are not.
+   */
+  private static RequestScan.Call scanParams(JsonParser p) throws IOException {
+    String tool = null;
+    String metaVersion = null;
+    boolean ok = true;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken t = p.nextToken();
+      switch (name) {
+        case "name" -> {
+          if (t == JsonToken.VALUE_STRING) {
+            tool = p.getText();
+          } else {
+            ok = false;
+            p.skipChildren();
+          }
+        }
+        case "arguments" -> {
+          ok &= t == JsonToken.START_OBJECT || t == JsonToken.VALUE_NULL;
+          p.skipChildren();
+        }
+        case "_meta" -> {
+          if (t == JsonToken.START_OBJECT) {
+            metaVersion = scanMeta(p);
+          } else {
+            ok &= t == JsonToken.VALUE_NULL;
+            p.skipChildren();
+          }
+        }
+        default -> p.skipChildren();
+      }
+    }
+    return ok && tool != null && !tool.isEmpty() ? new RequestScan.Call(tool, metaVersion) : null;
+  }
+
+  /** The protocol version in a {@code _meta} object (the parser is on its start), or null. */
+  private static String scanMeta(JsonParser p) throws IOException {
+    String version = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken t = p.nextToken();
+      if (t == JsonToken.VALUE_STRING && ToolCallBody.PROTOCOL_VERSION_META.equals(name)) {
+        version = p.getText();
+      } else {
+        p.skipChildren();
+      }
+    }
+    return version;
   }
 
   private static RequestScan scanBatch(JsonParser p) throws IOException {

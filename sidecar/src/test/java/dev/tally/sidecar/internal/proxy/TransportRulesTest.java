@@ -29,6 +29,14 @@ class TransportRulesTest {
     assertThat(MediaTypes.accepts("text/event-stream;q=0", MediaTypes.SSE)).isFalse();
     assertThat(MediaTypes.accepts("application/json", MediaTypes.SSE)).isFalse();
     assertThat(MediaTypes.accepts(null, MediaTypes.JSON)).isFalse();
+    assertThat(MediaTypes.accepts("  ", MediaTypes.JSON)).isFalse();
+    assertThat(MediaTypes.accepts(" TEXT/Event-Stream ; Q=0 ", MediaTypes.SSE)).isFalse();
+    assertThat(MediaTypes.accepts("text/plain, Application/* ;level=1", MediaTypes.JSON)).isTrue();
+    assertThat(MediaTypes.accepts("application/json;q=0.0, */*;q=0", MediaTypes.JSON)).isFalse();
+    assertThat(MediaTypes.accepts("application/json;q=0, application/json", MediaTypes.JSON))
+        .isTrue();
+    assertThat(MediaTypes.accepts("application/jsonx, text/*x", MediaTypes.JSON)).isFalse();
+    assertThat(MediaTypes.accepts("text/event-stream;q=bad", MediaTypes.SSE)).isTrue();
     assertThat(MediaTypes.essence("Application/JSON; charset=utf-8")).isEqualTo("application/json");
   }
 

@@ -119,4 +119,27 @@ class ModernHeadersTest {
     assertThat(ModernHeaders.isModern("2025-11-25")).isFalse();
     assertThat(ModernHeaders.isModern(null)).isFalse();
   }
+
+  @Test
+  void nameAndVersionChecksNeedNoArguments() {
+    String v = "2026-07-28";
+    assertThat(
+            ModernHeaders.checkNameAndVersion(
+                modern("Mcp-Name", "lookup"), "lookup", "2026-07-28", v))
+        .isNull();
+    assertThat(ModernHeaders.checkNameAndVersion(modern("Mcp-Name", "lookup"), "lookup", null, v))
+        .isNull();
+    assertThat(ModernHeaders.checkNameAndVersion(modern(), "lookup", null, v))
+        .contains("Mcp-Name header is missing");
+    assertThat(ModernHeaders.checkNameAndVersion(modern("Mcp-Name", "other"), "lookup", null, v))
+        .contains("Mcp-Name header does not match params.name");
+    assertThat(
+            ModernHeaders.checkNameAndVersion(
+                modern("Mcp-Name", "lookup"), "lookup", "2025-11-25", v))
+        .contains("MCP-Protocol-Version header does not match");
+  }
+
+  private static Headers modern(String... kv) {
+    return headers(kv);
+  }
 }

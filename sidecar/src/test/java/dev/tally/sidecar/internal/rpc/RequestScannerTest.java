@@ -79,4 +79,73 @@ class RequestScannerTest {
     assertThat(r.shape()).isNotEqualTo(RequestScan.Shape.MESSAGE);
     assertThat(r.isToolsCall()).isFalse();
   }
+
+  @Test
+  void aWellFormedToolsCallYieldsItsToolAndMetaProtocolVersion() {
+    RequestScan r =
+        scan(
+            "{\"params\":{\"arguments\":{\"name\":\"inner\"},\"name\":\"lookup\","
+                + "\"_meta\":{\"x\":{\"y\":1},\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}},"
+                + "\"id\":\"a\",\"jsonrpc\":\"2.0\",\"method\":\"tools/call\"}",
+            false);
+    assertThat(r.call()).isEqualTo(new RequestScan.Call("lookup", "2026-07-28"));
+    RequestScan plain =
+        scan(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                + "\"params\":{\"name\":\"lookup\",\"arguments\":null,\"_meta\":null}}",
+            false);
+    assertThat(plain.call()).isEqualTo(new RequestScan.Call("lookup", null));
+  }
+
+  @Test
+  void aToolsCallFailingAnyEnvelopeCheckOfToolCallBodyYieldsNoCall() {
+    String ok = "\"params\":{\"name\":\"lookup\",\"arguments\":{}}";
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"," + ok + "}"))
+        .isNotNull();
+    // Each of these is refused by ToolCallBody.parse, so it must take the full path.
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\"," + ok + "}")).isNull();
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"tools/call\"," + ok + "}"))
+        .isNull();
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"tools/call\"," + ok + "}"))
+        .isNull();
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"tools/call\"," + ok + "}"))
+        .isNull();
+    assertThat(call("{\"id\":1,\"method\":\"tools/call\"," + ok + "}")).isNull();
+    assertThat(call("{\"jsonrpc\":2,\"id\":1,\"method\":\"tools/call\"," + ok + "}")).isNull();
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":[]}"))
+        .isNull();
+    assertThat(call(envelope("\"name\":\"\""))).isNull();
+    assertThat(call(envelope("\"name\":7"))).isNull();
+    assertThat(call(envelope("\"arguments\":{}"))).isNull();
+    assertThat(call(envelope("\"name\":\"lookup\",\"arguments\":[1]"))).isNull();
+    assertThat(call(envelope("\"name\":\"lookup\",\"arguments\":\"x\""))).isNull();
+    assertThat(call(envelope("\"name\":\"lookup\",\"_meta\":1"))).isNull();
+    assertThat(call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"," + ok + "}"))
+        .isNull();
+  }
+
+  private static String envelope(String params) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{" + params + "}}";
+  }
+
+  private RequestScan.Call call(String body) {
+    RequestScan r = scan(body, false);
+    assertThat(r.shape()).isEqualTo(RequestScan.Shape.MESSAGE);
+    return r.call();
+  }
+
+  @Test
+  void everyScanThatToolCallBodyAcceptsAgreesOnTheTool() {
+    JsonRpc json = JsonRpc.create(16);
+    for (String body :
+        new String[] {
+          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a b\"}}",
+          "{\"method\":\"tools/call\",\"params\":{\"_meta\":{},\"name\":\"\\u00e9\"},\"id\":\"x\",\"jsonrpc\":\"2.0\"}",
+        }) {
+      byte[] b = body.getBytes(StandardCharsets.UTF_8);
+      ToolCallBody full = ToolCallBody.parse(json, b, 0, b.length);
+      assertThat(full.error()).isNull();
+      assertThat(call(body).tool()).isEqualTo(full.tool());
+    }
+  }
 }
