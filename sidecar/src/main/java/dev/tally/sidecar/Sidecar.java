@@ -125,12 +125,21 @@ public final class Sidecar {
    * to {@code timeout}, then closes.
    */
   public Future<Void> drain(Duration timeout) {
+    return quiesce(timeout).transform(ar -> close());
+  }
+
+  /**
+   * The first half of {@link #drain}: stops taking requests and waits up to {@code timeout} for the
+   * running ones, but keeps the upstream connections open, so executions still running upstream can
+   * be recorded as unfinished (by the gate) before {@link #close()} cuts them off.
+   */
+  public Future<Void> quiesce(Duration timeout) {
     proxy.startDraining();
     List<Future<Void>> shut = new ArrayList<>(listeners.size());
     for (McpListener l : listeners) {
       shut.add(l.shutdown(timeout.toMillis()));
     }
-    return Future.join(shut).transform(ar -> close());
+    return Future.join(shut).mapEmpty();
   }
 
   /** Closes the listeners, open connections and the upstream pools now. */

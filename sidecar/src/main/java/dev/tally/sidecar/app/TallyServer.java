@@ -268,7 +268,7 @@ public final class TallyServer {
    */
   public int stop() throws Exception {
     Duration bound = settings.drainTimeout();
-    Future<Void> drained = sidecar.drain(bound);
+    Future<Void> drained = sidecar.quiesce(bound);
     int abandoned = 0;
     try {
       drained
@@ -276,7 +276,9 @@ public final class TallyServer {
           .toCompletableFuture()
           .get(bound.toMillis() + 5000, TimeUnit.MILLISECONDS);
     } finally {
+      // Record what is still running before closing the upstream connections it runs on.
       abandoned = gate.drain(Duration.ZERO).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       gate.close();
       probe.close();
       admin.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
