@@ -87,6 +87,13 @@ public final class TallyServer {
               clock,
               audit.sink());
       Vertx vertx = Vertx.vertx(settings.sidecar().vertxOptions());
+      if (settings.sidecar().nativeTransport() && !vertx.isNativeTransportEnabled()) {
+        Throwable why = vertx.unavailableNativeTransportCause();
+        log.accept(
+            "tally: sidecar.nativeTransport is on but no native transport is available here ("
+                + (why == null ? "unknown reason" : why.getClass().getSimpleName())
+                + "); using NIO");
+      }
       UpstreamProbe probe = new UpstreamProbe(vertx, settings.sidecar().upstream());
       Sidecar sidecar =
           Sidecar.start(vertx, settings.sidecar(), gate)

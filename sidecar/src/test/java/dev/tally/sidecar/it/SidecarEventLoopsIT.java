@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,10 +61,15 @@ class SidecarEventLoopsIT {
   }
 
   private ThreadRecorder start(int loops) throws Exception {
+    return start(loops, false);
+  }
+
+  private ThreadRecorder start(int loops, boolean nativeTransport) throws Exception {
     SidecarOptions options =
         SidecarOptions.builder(URI.create("http://127.0.0.1:9/mcp"))
             .port(0)
             .eventLoops(loops)
+            .nativeTransport(nativeTransport)
             .build();
     vertx = Vertx.vertx(options.vertxOptions());
     ThreadRecorder gate = new ThreadRecorder();
@@ -120,5 +126,19 @@ class SidecarEventLoopsIT {
     }
     assertThat(sidecar.connectionsPerListener()).containsExactly(3L);
     assertThat(gate.threads).hasSize(1);
+  }
+
+  @Test
+  void nativeTransportShipsWithTheSidecarAndServesOnLinux() throws Exception {
+    Assumptions.assumeTrue(
+        System.getProperty("os.name").startsWith("Linux"), "epoll is Linux only; not Linux here");
+    ThreadRecorder gate = start(2, true);
+    assertThat(vertx.isNativeTransportEnabled())
+        .as("epoll: %s", vertx.unavailableNativeTransportCause())
+        .isTrue();
+    for (int i = 0; i < 4; i++) {
+      assertThat(callOnNewConnection(i)).startsWith("HTTP/1.1 400");
+    }
+    assertThat(gate.threads).isNotEmpty();
   }
 }
