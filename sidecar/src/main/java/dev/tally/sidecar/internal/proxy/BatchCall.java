@@ -13,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 
@@ -116,59 +117,48 @@ final class BatchCall {
   private void dispatch(InFlight inFlight) {
     DispatchTap tap = new DispatchTap(proxy, inFlight, body.id(), context);
     Buffer upstreamBody = Buffer.buffer(body.withExecutionId(proxy.json, inFlight.id().value()));
-    proxy
-        .upstream
-        .open(HttpMethod.POST, req.query(), req.headers(), 0)
-        .onComplete(
-            ar -> {
-              if (ar.failed()) {
-                inFlight.failedBeforeEffect(0, "upstream connection failed");
-                fail(
-                    TallyError.Code.UPSTREAM_UNAVAILABLE,
-                    "the upstream MCP server cannot be reached; nothing was sent");
-                return;
-              }
-              HttpClientRequest up = ar.result();
-              up.headers()
-                  .set("Idempotency-Key", inFlight.id().value())
-                  .set("traceparent", TraceContext.next(req.getHeader("traceparent")));
-              long timer =
-                  context
-                      .owner()
-                      .setTimer(
-                          proxy.options.upstreamTimeout().toMillis(),
-                          t -> {
-                            if (tap.timeout()) {
-                              up.reset();
-                              fail(
-                                  TallyError.Code.UPSTREAM_TIMEOUT,
-                                  "no answer from the upstream within upstream.timeout; the"
-                                      + " outcome is unknown");
-                            }
-                          });
-              up.send(upstreamBody)
-                  .onComplete(
-                      r -> {
-                        if (r.failed()) {
-                          context.owner().cancelTimer(timer);
-                          if (!tap.settled()) {
-                            tap.onFailure("upstream request failed after it was sent");
-                            unknown();
-                          }
-                          return;
-                        }
-                        AnswerReader.read(proxy, r.result(), body.id(), tap)
-                            .onComplete(
-                                a -> {
-                                  context.owner().cancelTimer(timer);
-                                  if (a.result() != null) {
-                                    answer.tryComplete(a.result());
-                                  } else {
-                                    unknown();
-                                  }
-                                });
-                      });
-            });
+    UpstreamDispatch.send(
+        proxy,
+        context,
+        req,
+        HttpMethod.POST,
+        inFlight,
+        tap,
+        upstreamBody,
+        new UpstreamDispatch.Outcome() {
+          @Override
+          public void unreachable() {
+            fail(
+                TallyError.Code.UPSTREAM_UNAVAILABLE,
+                "the upstream MCP server cannot be reached; nothing was sent");
+          }
+
+          @Override
+          public void brokenAfterSend() {
+            unknown();
+          }
+
+          @Override
+          public void timedOut() {
+            fail(
+                TallyError.Code.UPSTREAM_TIMEOUT,
+                "no answer from the upstream within upstream.timeout; the outcome is unknown");
+          }
+
+          @Override
+          public void answered(HttpClientRequest up, HttpClientResponse resp, long timer) {
+            AnswerReader.read(proxy, resp, body.id(), tap)
+                .onComplete(
+                    a -> {
+                      context.owner().cancelTimer(timer);
+                      if (a.result() != null) {
+                        answer.tryComplete(a.result());
+                      } else {
+                        unknown();
+                      }
+                    });
+          }
+        });
   }
 
   private void unknown() {

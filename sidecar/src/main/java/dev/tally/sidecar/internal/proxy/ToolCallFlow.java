@@ -214,43 +214,44 @@ final class ToolCallFlow {
     DispatchTap tap = new DispatchTap(proxy, inFlight, body.id(), context);
     boolean cancel = modern && inFlight.contract().onDisconnect() == DisconnectBehaviour.CANCEL;
     Buffer upstreamBody = Buffer.buffer(body.withExecutionId(proxy.json, inFlight.id().value()));
-    proxy
-        .upstream
-        .open(req.method(), req.query(), req.headers(), 0)
-        .onComplete(
-            ar -> {
-              if (ar.failed()) {
-                inFlight.failedBeforeEffect(0, "upstream connection failed");
-                Forwarder.unreachable(req, body.id());
-                return;
-              }
-              HttpClientRequest up = ar.result();
-              up.headers()
-                  .set("Idempotency-Key", inFlight.id().value())
-                  .set("traceparent", TraceContext.next(req.getHeader("traceparent")));
-              long timer =
-                  context
-                      .owner()
-                      .setTimer(proxy.options.upstreamTimeout().toMillis(), t -> timedOut(tap, up));
-              up.send(upstreamBody)
-                  .onComplete(
-                      r -> {
-                        if (r.failed()) {
-                          context.owner().cancelTimer(timer);
-                          if (!tap.settled()) {
-                            tap.onFailure("upstream request failed after it was sent");
-                            Replies.refuse(
-                                req.response(),
-                                body.id(),
-                                TallyError.Code.UPSTREAM_UNAVAILABLE,
-                                "the upstream broke the connection after the call was sent; its"
-                                    + " outcome is unknown");
-                          }
-                          return;
-                        }
-                        relayDispatch(tap, up, r.result(), cancel, timer);
-                      });
-            });
+    UpstreamDispatch.send(
+        proxy,
+        context,
+        req,
+        req.method(),
+        inFlight,
+        tap,
+        upstreamBody,
+        new UpstreamDispatch.Outcome() {
+          @Override
+          public void unreachable() {
+            Forwarder.unreachable(req, body.id());
+          }
+
+          @Override
+          public void brokenAfterSend() {
+            Replies.refuse(
+                req.response(),
+                body.id(),
+                TallyError.Code.UPSTREAM_UNAVAILABLE,
+                "the upstream broke the connection after the call was sent; its outcome is"
+                    + " unknown");
+          }
+
+          @Override
+          public void timedOut() {
+            Replies.refuse(
+                req.response(),
+                body.id(),
+                TallyError.Code.UPSTREAM_TIMEOUT,
+                "no answer from the upstream within upstream.timeout; the outcome is unknown");
+          }
+
+          @Override
+          public void answered(HttpClientRequest up, HttpClientResponse resp, long timer) {
+            relayDispatch(tap, up, resp, cancel, timer);
+          }
+        });
   }
 
   private void relayDispatch(
@@ -294,17 +295,6 @@ final class ToolCallFlow {
       tap.stream(SseRelay.start(proxy, req, up, upResp, new Relay.Mode(timed, cancel, priming())));
     } else {
       Relay.relay(proxy, req, up, upResp, new Relay.Mode(timed, cancel, false));
-    }
-  }
-
-  private void timedOut(DispatchTap tap, HttpClientRequest up) {
-    if (tap.timeout()) {
-      Replies.refuse(
-          req.response(),
-          body.id(),
-          TallyError.Code.UPSTREAM_TIMEOUT,
-          "no answer from the upstream within upstream.timeout; the outcome is unknown");
-      up.reset();
     }
   }
 
