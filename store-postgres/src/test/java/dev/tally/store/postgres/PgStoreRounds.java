@@ -36,7 +36,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * server's processes (from /proc), WAL bytes and statements, and the top statements.
  *
  * <p>Run (after {@code ./mvnw -pl store-postgres -am test-compile}): {@code java -cp <test
- * classpath> dev.tally.store.postgres.PgStoreRounds [calls] [rounds] [preload rows]}.
+ * classpath> dev.tally.store.postgres.PgStoreRounds [calls] [rounds] [preload rows]}; {@code
+ * -Dpgcpu.lanes=N} sets the concurrency, {@code -Dpgcpu.after='SQL;SQL'} runs statements on the
+ * store's database once it opened (experiments: dropping an index, a table setting). Findings:
+ * bench/README.md, "CPU per call".
  */
 public final class PgStoreRounds {
   private static final int CONCURRENCY = Integer.getInteger("pgcpu.lanes", 64);
