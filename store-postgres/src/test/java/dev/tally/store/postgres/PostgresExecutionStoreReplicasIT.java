@@ -203,7 +203,12 @@ class PostgresExecutionStoreReplicasIT {
   @Test
   void aWaiterOnTheOtherReplicaEndsEmptyWhenTheRecordIsPurged() throws Exception {
     PostgresExecutionStore a = open();
-    PostgresExecutionStore b = open();
+    PostgresExecutionStore b =
+        open(
+            server
+                .options(database)
+                .withIntervals(
+                    Duration.ofMinutes(1), Duration.ofSeconds(1), Duration.ofSeconds(1)));
     Execution accepted =
         Executions.candidate(clock).retainFor(Duration.ofMinutes(1)).holdFor(Duration.ZERO).build();
     await(a.claim(accepted, clock.instant()));
@@ -217,6 +222,8 @@ class PostgresExecutionStoreReplicasIT {
     assertThat(await(a.purge(clock.instant(), 10))).isEqualTo(1);
 
     assertThat(change.get(20, TimeUnit.SECONDS)).isEmpty();
+    // Woken by the delete trigger's notification, not by polling.
+    assertThat(b.stats().polls()).isZero();
   }
 
   @Test
