@@ -87,6 +87,10 @@ final class UpstreamConnections {
     }
     long now = nanoTime.getAsLong();
     int n = open.size();
+    if (next >= n) {
+      // Closed connections were pruned since the last scan: restart the round robin.
+      next = 0;
+    }
     for (int k = 0; k < n; k++) {
       int i = next + k < n ? next + k : next + k - n;
       Entry e = open.get(i);

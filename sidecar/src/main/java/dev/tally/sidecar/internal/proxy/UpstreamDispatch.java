@@ -2,6 +2,7 @@ package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.core.gate.InFlight;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
@@ -44,44 +45,48 @@ final class UpstreamDispatch {
       DispatchTap tap,
       Buffer body,
       Outcome outcome) {
-    proxy
-        .upstream
-        .open(method, req.query(), req.headers(), 0)
-        .onComplete(
-            ar -> {
-              if (ar.failed()) {
-                inFlight.failedBeforeEffect(0, "upstream connection failed");
-                outcome.unreachable();
-                return;
-              }
-              HttpClientRequest up = ar.result();
-              up.headers()
-                  .set("Idempotency-Key", inFlight.id().value())
-                  .set("traceparent", TraceContext.next(req.getHeader("traceparent")));
-              long timer =
-                  context
-                      .owner()
-                      .setTimer(
-                          proxy.options.upstreamTimeout().toMillis(),
-                          t -> {
-                            if (tap.timeout()) {
-                              outcome.timedOut();
-                              up.reset();
-                            }
-                          });
-              up.send(body)
-                  .onComplete(
-                      r -> {
-                        if (r.failed()) {
-                          context.owner().cancelTimer(timer);
-                          if (!tap.settled()) {
-                            tap.onFailure("upstream request failed after it was sent");
-                            outcome.brokenAfterSend();
-                          }
-                          return;
+    Future<HttpClientRequest> opened;
+    try {
+      opened = proxy.upstream.open(method, req.query(), req.headers(), 0);
+    } catch (RuntimeException e) {
+      // Nothing was sent: an execution must never stay dispatched because of a local bug here.
+      opened = Future.failedFuture(e);
+    }
+    opened.onComplete(
+        ar -> {
+          if (ar.failed()) {
+            inFlight.failedBeforeEffect(0, "upstream connection failed");
+            outcome.unreachable();
+            return;
+          }
+          HttpClientRequest up = ar.result();
+          up.headers()
+              .set("Idempotency-Key", inFlight.id().value())
+              .set("traceparent", TraceContext.next(req.getHeader("traceparent")));
+          long timer =
+              context
+                  .owner()
+                  .setTimer(
+                      proxy.options.upstreamTimeout().toMillis(),
+                      t -> {
+                        if (tap.timeout()) {
+                          outcome.timedOut();
+                          up.reset();
                         }
-                        outcome.answered(up, r.result(), timer);
                       });
-            });
+          up.send(body)
+              .onComplete(
+                  r -> {
+                    if (r.failed()) {
+                      context.owner().cancelTimer(timer);
+                      if (!tap.settled()) {
+                        tap.onFailure("upstream request failed after it was sent");
+                        outcome.brokenAfterSend();
+                      }
+                      return;
+                    }
+                    outcome.answered(up, r.result(), timer);
+                  });
+        });
   }
 }

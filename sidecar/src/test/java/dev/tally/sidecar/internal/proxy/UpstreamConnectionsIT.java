@@ -166,6 +166,45 @@ class UpstreamConnectionsIT {
   }
 
   @Test
+  void connectionsClosedBehindTheRoundRobinAreSkippedAfterPruning() throws Exception {
+    UpstreamConnections c = connections(3);
+    hold = true;
+    List<Future<String>> busy = new java.util.ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (int i = 0; i < 3; i++) {
+      busy.add(onLoop(() -> Future.succeededFuture(get(c.acquire()))));
+      int want = i + 1;
+      while (held.size() < want && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+    }
+    hold = false;
+    for (HttpServerRequest r : held) {
+      r.response().end("late");
+    }
+    for (Future<String> f : busy) {
+      assertThat(await(f)).isEqualTo("late");
+    }
+    // Two sequential uses move the round robin to the third connection.
+    assertThat(onLoop(() -> get(c.acquire()))).isEqualTo("ok");
+    assertThat(onLoop(() -> get(c.acquire()))).isEqualTo("ok");
+    // The upstream closes two of the three; pruning shrinks the list below the round robin's place.
+    List<Future<Void>> closing = new java.util.ArrayList<>();
+    serverConnections.stream()
+        .limit(2)
+        .forEach(conn -> closing.add(((io.vertx.core.http.HttpConnection) conn).close()));
+    for (Future<Void> f : closing) {
+      await(f);
+    }
+    while (onLoop(() -> Future.succeededFuture(c.size())) > 1 && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(onLoop(() -> get(c.acquire()))).isEqualTo("ok");
+    }
+  }
+
+  @Test
   void closeAllClosesEveryConnection() throws Exception {
     UpstreamConnections c = connections(2);
     assertThat(onLoop(() -> get(c.acquire()))).isEqualTo("ok");
