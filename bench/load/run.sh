@@ -225,8 +225,9 @@ start_sidecar() { # name store loops native index [jar]
     ADMIN[$label]="http://127.0.0.1:$admin"
     KIND[$label]=$store
     wait_http "${ADMIN[$label]}/readyz" 90 "${PIDOF[$label]}" "$OUT/$label.log"
+    # The sidecar jar ships epoll, so a loaded library says nothing: the knob decides.
     local transport=nio
-    grep -q netty_transport_native_epoll "/proc/${PIDOF[$label]}/maps" 2>/dev/null && transport=epoll
+    [[ $native == 1 ]] && transport=epoll
     log "sidecar $label: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$label]}"
     echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
   done
