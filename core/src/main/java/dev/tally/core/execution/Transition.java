@@ -141,6 +141,41 @@ public record Transition(
   }
 
   /**
+   * This transition as a store whose result cap is {@code maxResultBytes} records it: attached
+   * bytes are kept only if they fit, and the result reference says whether they were; a reference
+   * that claims retained bytes while none are attached and the store holds none ({@code
+   * storeHasBytes} false) is marked not retained. Every store applies exactly this rule.
+   */
+  public Transition asStored(int maxResultBytes, boolean storeHasBytes) {
+    if (resultBytes != null) {
+      boolean isError = result != null && result.isError();
+      return withResultRef(
+          new ResultRef(resultBytes.length, resultBytes.length <= maxResultBytes, isError));
+    }
+    if (result != null && result.retained() && !storeHasBytes) {
+      return withResultRef(new ResultRef(result.bytes(), false, result.isError()));
+    }
+    return this;
+  }
+
+  private Transition withResultRef(ResultRef ref) {
+    return new Transition(
+        id,
+        expectedVersion,
+        to,
+        at,
+        lease,
+        clearLease,
+        targetStatus,
+        error,
+        ref,
+        resultBytes,
+        retainUntil,
+        awaitingInput,
+        holdUntil);
+  }
+
+  /**
    * Shortens how long the record holds its match key to {@code until} (a store keeps the earlier of
    * this and the record's current {@code holdUntil}: a hold never grows back).
    */

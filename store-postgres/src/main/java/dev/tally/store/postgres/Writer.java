@@ -132,21 +132,10 @@ final class Writer {
   }
 
   private Future<Execution> write(Execution current, Transition t) {
-    byte[] kept = null;
-    boolean replaceBytes = false;
-    Transition effective = t;
-    if (t.resultBytes() != null) {
-      int size = t.resultBytes().length;
-      boolean fits = size <= maxResultBytes;
-      replaceBytes = true;
-      kept = fits ? t.resultBytes() : null;
-      boolean isError = t.result() != null && t.result().isError();
-      effective = withResult(t, new ResultRef(size, fits, isError));
-    } else if (t.result() != null
-        && t.result().retained()
-        && (current.result() == null || !current.result().retained())) {
-      effective = withResult(t, new ResultRef(t.result().bytes(), false, t.result().isError()));
-    }
+    Transition effective =
+        t.asStored(maxResultBytes, current.result() != null && current.result().retained());
+    boolean replaceBytes = t.resultBytes() != null;
+    byte[] kept = replaceBytes && effective.result().retained() ? t.resultBytes() : null;
     Execution next = Rows.normalize(current.apply(effective));
     boolean release = mayHoldKey(current) && !mayHoldKey(next);
     Lease lease = next.lease();
@@ -246,22 +235,5 @@ final class Writer {
   /** Whether the record can hold its key at some instant (see {@link Sql#MAY_HOLD}). */
   static boolean mayHoldKey(Execution e) {
     return !e.state().releasesKey();
-  }
-
-  private static Transition withResult(Transition t, ResultRef ref) {
-    return new Transition(
-        t.id(),
-        t.expectedVersion(),
-        t.to(),
-        t.at(),
-        t.lease(),
-        t.clearLease(),
-        t.targetStatus(),
-        t.error(),
-        ref,
-        t.resultBytes(),
-        t.retainUntil(),
-        t.awaitingInput(),
-        t.holdUntil());
   }
 }

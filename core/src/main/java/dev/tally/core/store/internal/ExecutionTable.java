@@ -177,18 +177,10 @@ public final class ExecutionTable {
           Execution current = check(id, old, t.expectedVersion());
           byte[] bytes = old.result();
           byte[] kept = null;
-          Transition effective = t;
+          Transition effective = t.asStored(maxResultBytes, bytes != null);
           if (t.resultBytes() != null) {
-            int size = t.resultBytes().length;
-            boolean fits = size <= maxResultBytes;
-            kept = fits ? t.resultBytes().clone() : null;
+            kept = effective.result().retained() ? t.resultBytes().clone() : null;
             bytes = kept;
-            boolean isError = t.result() != null && t.result().isError();
-            effective = Records.withResult(t, new ResultRef(size, fits, isError));
-          } else if (t.result() != null && t.result().retained() && bytes == null) {
-            effective =
-                Records.withResult(
-                    t, new ResultRef(t.result().bytes(), false, t.result().isError()));
           }
           Execution next = current.apply(effective);
           Slot slot = Slot.of(next, bytes);

@@ -2,30 +2,10 @@ package dev.tally.core.store.internal;
 
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.Lease;
-import dev.tally.core.execution.ResultRef;
-import dev.tally.core.execution.Transition;
 
 /** Copies of executions and transitions with one part replaced, for the table. */
 final class Records {
   private Records() {}
-
-  /** {@code t} with its result reference replaced by {@code ref}. */
-  static Transition withResult(Transition t, ResultRef ref) {
-    return new Transition(
-        t.id(),
-        t.expectedVersion(),
-        t.to(),
-        t.at(),
-        t.lease(),
-        t.clearLease(),
-        t.targetStatus(),
-        t.error(),
-        ref,
-        t.resultBytes(),
-        t.retainUntil(),
-        t.awaitingInput(),
-        t.holdUntil());
-  }
 
   /** {@code e} with a new lease and awaiting-input flag, at version + 1, in the same state. */
   static Execution touched(Execution e, Lease lease, boolean awaitingInput) {
