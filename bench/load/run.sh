@@ -22,7 +22,10 @@
 # (18300), OUT (bench/target/load-<time>), BUILD (1: rebuild the jars even if present),
 # PG_DURABLE (on: PostgreSQL with fsync and synchronous_commit, as deployed; off: neither),
 # PG_POOL (the postgres stores' pool_size unless a contender names one; empty = the default),
-# PG_SETTINGS (more server settings, "name=value ...").
+# PG_SETTINGS (more server settings, "name=value ..."), SIDECAR_JVM (the sidecars' JVM options,
+# default "-Xms1g -Xmx1g"), JVM_<contender> (one contender's JVM options instead, "-" in its name
+# written "_", e.g. JVM_tally_zgc="-Xms1g -Xmx1g -XX:+UseZGC"), JAVA_<contender> (its java
+# executable instead of the java on PATH).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,6 +49,7 @@ STORM_CLIENTS=${STORM_CLIENTS:-64}
 PG_DURABLE=${PG_DURABLE:-on}
 PG_POOL=${PG_POOL:-}
 PG_SETTINGS=${PG_SETTINGS:-}
+SIDECAR_JVM=${SIDECAR_JVM:--Xms1g -Xmx1g}
 if [[ ${QUICK:-0} == 1 ]]; then
   ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
 fi
@@ -212,9 +216,11 @@ start_sidecar() { # name store loops native index [jar]
     port=$((PORT_BASE + 10 + 2 * i + 40 * (r - 1)))
     admin=$((port + 1))
     port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
-    local jfr=()
+    local jfr=() jvm_var="JVM_${name//-/_}" java_var="JAVA_${name//-/_}" jvm
+    local java_bin=${!java_var:-java}
+    read -r -a jvm <<<"${!jvm_var:-$SIDECAR_JVM}"
     [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$label.jfr,settings=profile")
-    (cd "$OUT" && exec env "${env[@]}" java -Xms1g -Xmx1g "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
+    (cd "$OUT" && exec env "${env[@]}" "$java_bin" "${jvm[@]}" "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
       dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
       --listen "127.0.0.1:$port" --admin "127.0.0.1:$admin" --store "$st" \
       --config "$HERE/tally-bench.yaml" --hmac-key-file "$OUT/hmac.keys") \
@@ -229,7 +235,7 @@ start_sidecar() { # name store loops native index [jar]
     local transport=nio
     [[ $native == 1 ]] && transport=epoll
     log "sidecar $label: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$label]}"
-    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport" >>"$OUT/config.txt"
+    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport java=$java_bin jvm=\"${jvm[*]}\"" >>"$OUT/config.txt"
   done
 }
 

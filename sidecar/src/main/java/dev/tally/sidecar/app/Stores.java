@@ -33,6 +33,13 @@ public final class Stores {
   /** System property: ... and only when the log is this many times its live records. */
   public static final String COMPACT_RATIO_PROPERTY = "tally.journal.compactRatio";
 
+  /**
+   * System property: the memory store's bound on the estimated heap its records and results take,
+   * in bytes (default 256 MiB); a full store evicts delivered and released records first and
+   * refuses new calls only when in-flight and key-holding records alone fill it.
+   */
+  public static final String MEMORY_MAX_BYTES_PROPERTY = "tally.memory.maxBytes";
+
   /** System property: milliseconds the journal writer waits to fill a group before it writes. */
   public static final String GROUP_DELAY_PROPERTY = "tally.journal.maxGroupDelayMillis";
 
@@ -46,7 +53,9 @@ public final class Stores {
     return switch (config.kind()) {
       case MEMORY ->
           MemoryExecutionStore.create(
-              MemoryStoreOptions.defaults().withMaxResultBytes(maxResultBytes));
+              MemoryStoreOptions.defaults()
+                  .withMaxResultBytes(maxResultBytes)
+                  .withMaxWeightBytes(memoryMaxBytes()));
       case JOURNAL -> {
         JournalOptions d = JournalOptions.defaults(config.journalDir());
         yield JournalExecutionStore.open(
@@ -75,6 +84,20 @@ public final class Stores {
       case POSTGRES ->
           PostgresExecutionStore.openBlocking(config.uri(), maxResultBytes, OPEN_TIMEOUT);
     };
+  }
+
+  private static long memoryMaxBytes() {
+    String expected = "a positive number of bytes";
+    long n =
+        property(
+            MEMORY_MAX_BYTES_PROPERTY,
+            MemoryStoreOptions.DEFAULT_MAX_WEIGHT_BYTES,
+            Long.MAX_VALUE,
+            expected);
+    if (n == 0) {
+      throw badProperty(MEMORY_MAX_BYTES_PROPERTY, "0", expected);
+    }
+    return n;
   }
 
   private static long property(String name, long def, long max, String expected) {

@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Consumer;
 
@@ -47,6 +48,9 @@ public final class ExecutionTable {
   private final ConcurrentHashMap<String, ExecutionId> holders = new ConcurrentHashMap<>();
   private final Indexes indexes = new Indexes();
   private final Waiters waiters = new Waiters();
+  // Records the bounded table evicted whose match-key entry is still to be dropped: eviction runs
+  // inside map computations (even inside holders.compute), where holders must not be changed.
+  private final ConcurrentLinkedQueue<Execution> evicted = new ConcurrentLinkedQueue<>();
 
   /**
    * A record and its result bytes as stored. From {@link #transition} the bytes are those this
@@ -69,7 +73,7 @@ public final class ExecutionTable {
         throw new IllegalArgumentException(
             "maxWeightBytes: " + maxWeightBytes + " (expected: a positive number of bytes)");
       }
-      Cache<ExecutionId, Slot> cache = PinningBudget.newCache(maxWeightBytes, indexes::remove);
+      Cache<ExecutionId, Slot> cache = PinningBudget.newCache(maxWeightBytes, this::evicted);
       this.slots = cache.asMap();
       this.budget = new PinningBudget(cache, maxWeightBytes);
     }
@@ -107,6 +111,24 @@ public final class ExecutionTable {
     return Slot.isPinned(e);
   }
 
+  private void evicted(Execution e) {
+    indexes.remove(e);
+    evicted.add(e);
+  }
+
+  /**
+   * Lets the budget evict down to its bound, then drops the match-key entries of the records it
+   * evicted, so the index never outgrows the table. Called outside every map computation.
+   */
+  private void settle() {
+    budget.settle();
+    Execution e;
+    while ((e = evicted.poll()) != null) {
+      holders.remove(e.matchKey(), e.id());
+      waiters.gone(e.id());
+    }
+  }
+
   /** The size cap for result bytes. */
   public int maxResultBytes() {
     return maxResultBytes;
@@ -129,7 +151,7 @@ public final class ExecutionTable {
           out[0] = new Claim.Won(candidate);
           return candidate.id();
         });
-    budget.settle();
+    settle();
     return out[0];
   }
 
@@ -227,7 +249,7 @@ public final class ExecutionTable {
     if (!Slot.mayHoldKey(next)) {
       holders.remove(next.matchKey(), next.id());
     }
-    budget.settle();
+    settle();
     waiters.changed(next);
   }
 
@@ -290,7 +312,7 @@ public final class ExecutionTable {
       }
     }
     if (!removed.isEmpty()) {
-      budget.settle();
+      settle();
     }
     return removed;
   }
@@ -332,7 +354,7 @@ public final class ExecutionTable {
           return slot;
         });
     holders.compute(e.matchKey(), (key, current) -> holderAfterRestore(e, current));
-    budget.settle();
+    settle();
     waiters.changed(e);
   }
 
@@ -355,7 +377,7 @@ public final class ExecutionTable {
   public Optional<Execution> remove(ExecutionId id) {
     Objects.requireNonNull(id, "id");
     Optional<Execution> removed = removeIf(id, e -> true);
-    budget.settle();
+    settle();
     return removed;
   }
 
@@ -386,6 +408,11 @@ public final class ExecutionTable {
     for (Slot s : slots.values()) {
       action.accept(new Stored(s.execution(), s.result()));
     }
+  }
+
+  /** How many match keys the table indexes (at most one per record it holds, once settled). */
+  long indexedKeys() {
+    return holders.size();
   }
 
   /** How many records the table holds (an estimate while it changes). */

@@ -212,4 +212,28 @@ class ExecutionTableTest {
     assertThatThrownBy(() -> ExecutionTable.unbounded(-1))
         .hasMessage("maxResultBytes: -1 (expected: zero or more bytes)");
   }
+
+  @Test
+  void evictedRecordsLeaveNoMatchKeyBehind() {
+    ExecutionTable bounded = ExecutionTable.bounded(8, 64 * 1024);
+    int calls = 2_000; // ~1 KiB of estimated weight each: the table keeps a few dozen
+    List<Execution> delivered = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      Execution e = candidate().kind(dev.tally.core.execution.MatchKind.FINGERPRINT).build();
+      bounded.claim(e, clock.instant());
+      for (ExecutionState s : StatePaths.pathTo(ExecutionState.DELIVERED)) {
+        e = bounded.transition(Transition.to(e, s, clock.instant())).execution();
+      }
+      delivered.add(e);
+    }
+
+    assertThat(bounded.size()).isLessThan(calls / 10);
+    // Before the fix every evicted record's key stayed indexed: 2,000 keys for ~60 records.
+    assertThat(bounded.indexedKeys()).isLessThanOrEqualTo(bounded.size());
+    Execution newest = delivered.get(calls - 1);
+    assertThat(bounded.findHolder(newest.matchKey(), clock.instant())).contains(newest);
+    Execution oldest = delivered.get(0);
+    assertThat(bounded.find(oldest.id())).isEmpty();
+    assertThat(bounded.findHolder(oldest.matchKey(), clock.instant())).isEmpty();
+  }
 }
