@@ -39,7 +39,8 @@ import java.util.function.Consumer;
  * hold, a record that stopped holding never holds again ({@link Execution#holdsKey} only turns
  * false as states move on and time passes), and {@link #restore} picks the holder by the rule in
  * {@link #restore}'s note. Index entries of records that stopped holding are dropped when the state
- * releases the key, and replaced or removed lazily when only time ran out.
+ * releases the key, with the record when it is purged, removed or evicted, and replaced or removed
+ * lazily when only time ran out.
  */
 public final class ExecutionTable {
   private final int maxResultBytes;
