@@ -52,6 +52,11 @@ public final class ExecutionTable {
   // Records the bounded table evicted whose match-key entry is still to be dropped: eviction runs
   // inside map computations (even inside holders.compute), where holders must not be changed.
   private final ConcurrentLinkedQueue<Execution> evicted = new ConcurrentLinkedQueue<>();
+  // Where the next purge's second half continues (an id; null: from the start).
+  private volatile String purgeCursor;
+
+  /** The most records one {@link #purge} call looks at. */
+  static final int PURGE_VISITS = 20_000;
 
   /**
    * A record and its result bytes as stored. From {@link #transition} the bytes are those this
@@ -296,26 +301,49 @@ public final class ExecutionTable {
   }
 
   /**
-   * See {@link ExecutionStore#purge}: removes, oldest first, up to {@code limit} records whose
-   * retention ended before {@code now} and that do not hold their key at {@code now}; returns them.
+   * See {@link ExecutionStore#purge}: removes up to {@code limit} records whose retention ended
+   * before {@code now} and that do not hold their key at {@code now}; returns them. One call looks
+   * at no more than {@value #PURGE_VISITS} records, so its cost does not grow with the table: half
+   * from the oldest end (where retention usually ends first), half further on from where the last
+   * call stopped, wrapping around, so a record behind many longer-kept ones is still reached.
    */
   public List<Execution> purge(Instant now, int limit) {
     Objects.requireNonNull(now, "now");
     checkLimit(limit);
     List<Execution> removed = new ArrayList<>();
-    for (ExecutionId id : indexes.oldestFirst()) {
-      if (removed.size() >= limit) {
-        break;
-      }
-      Slot s = slots.get(id);
-      if (s != null && purgeable(s.execution(), now)) {
-        removeIf(id, e -> purgeable(e, now)).ifPresent(removed::add);
-      }
+    String end = sweep(indexes.oldestFirst(), now, limit, PURGE_VISITS / 2, removed);
+    if (end != null && removed.size() < limit) {
+      String cursor = purgeCursor;
+      Iterable<ExecutionId> from =
+          cursor == null || cursor.compareTo(end) <= 0 ? indexes.after(end) : indexes.after(cursor);
+      purgeCursor = sweep(from, now, limit, PURGE_VISITS / 2, removed);
     }
     if (!removed.isEmpty()) {
       settle();
     }
     return removed;
+  }
+
+  /**
+   * Removes purgeable records among at most {@code visits} ids (at least one, while {@code removed}
+   * is below {@code limit}); returns the last id visited, or null when the ids ran out.
+   */
+  private String sweep(
+      Iterable<ExecutionId> ids, Instant now, int limit, int visits, List<Execution> removed) {
+    int seen = 0;
+    String last = null;
+    for (ExecutionId id : ids) {
+      if (removed.size() >= limit || seen >= visits) {
+        return last;
+      }
+      seen++;
+      last = id.value();
+      Slot s = slots.get(id);
+      if (s != null && purgeable(s.execution(), now)) {
+        removeIf(id, e -> purgeable(e, now)).ifPresent(removed::add);
+      }
+    }
+    return null;
   }
 
   private static boolean purgeable(Execution e, Instant now) {

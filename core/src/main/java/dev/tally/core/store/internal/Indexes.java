@@ -45,6 +45,11 @@ final class Indexes {
     return order.values();
   }
 
+  /** The ids after {@code id} (exclusive), oldest first (weakly consistent). */
+  Iterable<ExecutionId> after(String id) {
+    return order.tailMap(id, false).values();
+  }
+
   /** Dispatched records whose lease lapsed at {@code now}, oldest first, at most {@code limit}. */
   List<Execution> lapsed(Instant now, int limit, Function<ExecutionId, Execution> lookup) {
     List<Execution> out = new ArrayList<>();

@@ -236,4 +236,31 @@ class ExecutionTableTest {
     assertThat(bounded.find(oldest.id())).isEmpty();
     assertThat(bounded.findHolder(oldest.matchKey(), clock.instant())).isEmpty();
   }
+
+  @Test
+  void purgeLooksAtABoundedNumberOfRecordsAndStillReachesEveryOne() {
+    int longKept = ExecutionTable.PURGE_VISITS + ExecutionTable.PURGE_VISITS / 4;
+    for (int i = 0; i < longKept; i++) {
+      table.claim(
+          candidate().holdFor(Duration.ofMillis(1)).retainFor(Duration.ofDays(100)).build(),
+          clock.instant());
+    }
+    List<Execution> shortKept = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      Execution e =
+          candidate().holdFor(Duration.ofMillis(1)).retainFor(Duration.ofMinutes(1)).build();
+      table.claim(e, clock.instant());
+      shortKept.add(e);
+    }
+    clock.advance(Duration.ofHours(1));
+
+    // The first call looks at the oldest half of its budget and the next half after it: all kept.
+    assertThat(table.purge(clock.instant(), 500)).isEmpty();
+    // The second continues where the first stopped and reaches the short-lived records.
+    assertThat(table.purge(clock.instant(), 500))
+        .extracting(Execution::id)
+        .containsExactlyInAnyOrderElementsOf(shortKept.stream().map(Execution::id).toList());
+    assertThat(table.size()).isEqualTo(longKept);
+    assertThat(table.purge(clock.instant(), 500)).isEmpty();
+  }
 }
