@@ -13,9 +13,12 @@ public enum ToolClass {
   /** None of the above (the default): never re-dispatched after an unknown outcome. */
   IRREVERSIBLE;
 
+  // Computed once: the journals, the audit trail and the admin API ask for it on every record.
+  private final String wireName = name().toLowerCase(Locale.ROOT);
+
   /** The name used in configuration and on the wire ({@code read_only}). */
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+    return wireName;
   }
 
   /** Parses a {@link #wireName()}; returns {@code null} when it names no class. */

@@ -55,6 +55,8 @@ public record Execution(
   /** The intent scope used when the client sent no explicit run id. */
   public static final String WINDOW_SCOPE = "attach_window";
 
+  private static final ExecutionState[] STATES = ExecutionState.values();
+
   public Execution {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(matchKey, "matchKey");
@@ -72,11 +74,23 @@ public record Execution(
   }
 
   private static Map<ExecutionState, Instant> freeze(Map<ExecutionState, Instant> timeline) {
+    return Collections.unmodifiableMap(
+        timeline == null ? new EnumMap<>(ExecutionState.class) : copyOf(timeline));
+  }
+
+  /**
+   * A mutable copy, made by looking up each state: iterating would make the map cache entry-set
+   * views, two objects that every retained record would then carry.
+   */
+  private static EnumMap<ExecutionState, Instant> copyOf(Map<ExecutionState, Instant> timeline) {
     EnumMap<ExecutionState, Instant> copy = new EnumMap<>(ExecutionState.class);
-    if (timeline != null) {
-      copy.putAll(timeline);
+    for (ExecutionState s : STATES) {
+      Instant at = timeline.get(s);
+      if (at != null) {
+        copy.put(s, at);
+      }
     }
-    return Collections.unmodifiableMap(copy);
+    return copy;
   }
 
   /**
@@ -109,8 +123,7 @@ public record Execution(
    */
   public Execution apply(Transition t) {
     state.checkTransitionTo(t.to());
-    EnumMap<ExecutionState, Instant> tl = new EnumMap<>(ExecutionState.class);
-    tl.putAll(timeline);
+    EnumMap<ExecutionState, Instant> tl = copyOf(timeline);
     tl.put(t.to(), t.at());
     return new Execution(
         id,

@@ -27,6 +27,9 @@ public enum ExecutionState {
   CANCELLED,
   EXPIRED;
 
+  // Computed once: the journals, the audit trail and the admin API ask for it on every record.
+  private final String wireName = name().toLowerCase(Locale.ROOT);
+
   private Set<ExecutionState> next;
 
   static {
@@ -85,7 +88,7 @@ public enum ExecutionState {
 
   /** The name used on the wire, in journals and in the admin API ({@code outcome_unknown}). */
   public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+    return wireName;
   }
 
   /** Parses a {@link #wireName()}; throws {@link IllegalArgumentException} naming the value. */

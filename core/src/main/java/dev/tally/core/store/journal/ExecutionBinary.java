@@ -44,6 +44,7 @@ final class ExecutionBinary {
   private static final int IS_ERROR = 32;
   private static final int AWAITING_INPUT = 64;
 
+  private static final ExecutionState[] STATES = ExecutionState.values();
   private static final String[] MATCH_KINDS = new String[MatchKind.values().length];
 
   static {
@@ -86,9 +87,12 @@ final class ExecutionBinary {
     out.putString(e.state().wireName());
     Map<ExecutionState, Instant> timeline = e.timeline();
     out.write(timeline.size());
-    for (Map.Entry<ExecutionState, Instant> t : timeline.entrySet()) {
-      out.putString(t.getKey().wireName());
-      putInstant(out, t.getValue());
+    for (ExecutionState s : STATES) { // not entrySet(): its cached views would stay with the record
+      Instant at = timeline.get(s);
+      if (at != null) {
+        out.putString(s.wireName());
+        putInstant(out, at);
+      }
     }
     putInstant(out, e.holdUntil());
     putInstant(out, e.retainUntil());
