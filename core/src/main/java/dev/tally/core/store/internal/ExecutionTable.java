@@ -51,7 +51,7 @@ public final class ExecutionTable {
   private final Waiters waiters = new Waiters();
   // Records the bounded table evicted whose match-key entry is still to be dropped: eviction runs
   // inside map computations (even inside holders.compute), where holders must not be changed.
-  private final ConcurrentLinkedQueue<Execution> evicted = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Slot> evicted = new ConcurrentLinkedQueue<>();
   // Where the next purge's second half continues (an id; null: from the start).
   private volatile String purgeCursor;
 
@@ -63,7 +63,7 @@ public final class ExecutionTable {
    * change stored (null: it stored none and earlier bytes, if any, stay); from {@link #forEach}
    * they are the record's current bytes. The array is the table's own: never modify it.
    */
-  public record Stored(Execution execution, byte[] result) {}
+  public record Stored(Execution execution, byte[] result, byte[] doc) {}
 
   private ExecutionTable(int maxResultBytes, long maxWeightBytes) {
     if (maxResultBytes < 0) {
@@ -117,9 +117,9 @@ public final class ExecutionTable {
     return Slot.isPinned(e);
   }
 
-  private void evicted(Execution e) {
-    indexes.remove(e);
-    evicted.add(e);
+  private void evicted(Slot s) {
+    indexes.remove(s.id());
+    evicted.add(s);
   }
 
   /**
@@ -128,10 +128,10 @@ public final class ExecutionTable {
    */
   private void settle() {
     budget.settle();
-    Execution e;
-    while ((e = evicted.poll()) != null) {
-      holders.remove(e.matchKey(), e.id());
-      waiters.gone(e.id());
+    Slot s;
+    while ((s = evicted.poll()) != null) {
+      holders.remove(s.matchKey(), s.id());
+      waiters.gone(s.id());
     }
   }
 
@@ -149,7 +149,7 @@ public final class ExecutionTable {
         candidate.matchKey(),
         (key, holderId) -> {
           Slot holder = holderId == null ? null : slots.get(holderId);
-          if (holder != null && holder.execution().holdsKey(now)) {
+          if (holder != null && holder.holdsKey(now)) {
             out[0] = new Claim.Existing(holder.execution());
             return holderId;
           }
@@ -187,7 +187,7 @@ public final class ExecutionTable {
     Objects.requireNonNull(now, "now");
     ExecutionId holderId = holders.get(Objects.requireNonNull(matchKey, "matchKey"));
     Slot s = holderId == null ? null : slots.get(holderId);
-    return s != null && s.execution().holdsKey(now) ? Optional.of(s.execution()) : Optional.empty();
+    return s != null && s.holdsKey(now) ? Optional.of(s.execution()) : Optional.empty();
   }
 
   /**
@@ -213,8 +213,8 @@ public final class ExecutionTable {
           Execution next = current.apply(effective);
           Slot slot = Slot.of(next, bytes);
           budget.replaced(old, slot);
-          indexes.update(current, next);
-          out[0] = new Stored(next, kept);
+          indexes.update(current.state(), next);
+          out[0] = new Stored(next, kept, slot.packed());
           return slot;
         });
     changed(out[0].execution());
@@ -292,7 +292,7 @@ public final class ExecutionTable {
    * See {@link ExecutionStore#list}: newest (highest id) first; {@code next} is null at the end.
    */
   public Page list(ExecutionQuery query) {
-    return indexes.list(Objects.requireNonNull(query, "query"), this::current);
+    return indexes.list(Objects.requireNonNull(query, "query"), slots::get);
   }
 
   private Execution current(ExecutionId id) {
@@ -339,15 +339,11 @@ public final class ExecutionTable {
       seen++;
       last = id.value();
       Slot s = slots.get(id);
-      if (s != null && purgeable(s.execution(), now)) {
-        removeIf(id, e -> purgeable(e, now)).ifPresent(removed::add);
+      if (s != null && s.purgeable(now)) {
+        removeIf(id, slot -> slot.purgeable(now)).ifPresent(removed::add);
       }
     }
     return null;
-  }
-
-  private static boolean purgeable(Execution e, Instant now) {
-    return e.retainUntil().isBefore(now) && !e.holdsKey(now);
   }
 
   private static void checkLimit(int limit) {
@@ -367,6 +363,14 @@ public final class ExecutionTable {
    * its {@code holdUntil}: the record with the later {@code holdUntil} is the holder.
    */
   public void restore(Execution e, byte[] resultBytes) {
+    restore(e, resultBytes, null);
+  }
+
+  /**
+   * As {@link #restore(Execution, byte[])}; a terminal record is kept packed in {@code doc} when it
+   * is given (its {@link ExecutionBinary} document, shared with whoever passed it).
+   */
+  public void restore(Execution e, byte[] resultBytes, byte[] doc) {
     Objects.requireNonNull(e, "execution");
     slots.compute(
         e.id(),
@@ -377,9 +381,9 @@ public final class ExecutionTable {
                   : old != null && e.result() != null && e.result().retained()
                       ? old.result()
                       : null;
-          Slot slot = Slot.of(e, bytes);
+          Slot slot = Slot.of(e, bytes, doc);
           budget.replaced(old, slot);
-          indexes.update(old == null ? null : old.execution(), e);
+          indexes.update(old == null ? null : old.state(), e);
           return slot;
         });
     holders.compute(e.matchKey(), (key, current) -> holderAfterRestore(e, current));
@@ -395,32 +399,32 @@ public final class ExecutionTable {
       return e.id();
     }
     Slot other = slots.get(current);
-    if (other == null || !Slot.mayHoldKey(other.execution())) {
+    if (other == null || other.state().releasesKey()) {
       return e.id();
     }
-    int c = e.holdUntil().compareTo(other.execution().holdUntil());
+    int c = e.holdUntil().compareTo(other.holdUntil());
     return c > 0 || (c == 0 && e.id().compareTo(current) > 0) ? e.id() : current;
   }
 
   /** Removes the record with this id, whatever its state (for replaying a purge); returns it. */
   public Optional<Execution> remove(ExecutionId id) {
     Objects.requireNonNull(id, "id");
-    Optional<Execution> removed = removeIf(id, e -> true);
+    Optional<Execution> removed = removeIf(id, slot -> true);
     settle();
     return removed;
   }
 
   private Optional<Execution> removeIf(
-      ExecutionId id, java.util.function.Predicate<Execution> condition) {
+      ExecutionId id, java.util.function.Predicate<Slot> condition) {
     Execution[] out = new Execution[1];
     slots.computeIfPresent(
         id,
         (k, old) -> {
-          if (!condition.test(old.execution())) {
+          if (!condition.test(old)) {
             return old;
           }
           budget.replaced(old, null);
-          indexes.remove(old.execution());
+          indexes.remove(old.id());
           out[0] = old.execution();
           return null;
         });
@@ -432,10 +436,15 @@ public final class ExecutionTable {
     return Optional.of(out[0]);
   }
 
+  /** Every dispatched record (weakly consistent), without unpacking the others. */
+  public List<Execution> dispatched() {
+    return indexes.dispatched(this::current);
+  }
+
   /** Calls {@code action} for every record with its current result bytes (weakly consistent). */
   public void forEach(Consumer<Stored> action) {
     for (Slot s : slots.values()) {
-      action.accept(new Stored(s.execution(), s.result()));
+      action.accept(new Stored(s.execution(), s.result(), s.packed()));
     }
   }
 

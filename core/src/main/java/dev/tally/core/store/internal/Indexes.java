@@ -22,22 +22,22 @@ final class Indexes {
   private final ConcurrentSkipListMap<String, ExecutionId> order = new ConcurrentSkipListMap<>();
   private final ConcurrentSkipListSet<ExecutionId> dispatched = new ConcurrentSkipListSet<>();
 
-  /** Records {@code next}, which replaced {@code old} (null for a new record). */
-  void update(Execution old, Execution next) {
-    if (old == null) {
+  /** Records {@code next}, which replaced a record in state {@code before} (null: a new one). */
+  void update(ExecutionState before, Execution next) {
+    if (before == null) {
       order.put(next.id().value(), next.id());
     }
     if (next.state() == ExecutionState.DISPATCHED) {
       dispatched.add(next.id());
-    } else if (old != null && old.state() == ExecutionState.DISPATCHED) {
+    } else if (before == ExecutionState.DISPATCHED) {
       dispatched.remove(next.id());
     }
   }
 
   /** Forgets a removed record. */
-  void remove(Execution e) {
-    order.remove(e.id().value());
-    dispatched.remove(e.id());
+  void remove(ExecutionId id) {
+    order.remove(id.value());
+    dispatched.remove(id);
   }
 
   /** Every id, oldest first (weakly consistent). */
@@ -48,6 +48,18 @@ final class Indexes {
   /** The ids after {@code id} (exclusive), oldest first (weakly consistent). */
   Iterable<ExecutionId> after(String id) {
     return order.tailMap(id, false).values();
+  }
+
+  /** Every dispatched record, oldest first. */
+  List<Execution> dispatched(Function<ExecutionId, Execution> lookup) {
+    List<Execution> out = new ArrayList<>();
+    for (ExecutionId id : dispatched) {
+      Execution e = lookup.apply(id);
+      if (e != null && e.state() == ExecutionState.DISPATCHED) {
+        out.add(e);
+      }
+    }
+    return out;
   }
 
   /** Dispatched records whose lease lapsed at {@code now}, oldest first, at most {@code limit}. */
@@ -69,7 +81,7 @@ final class Indexes {
    * A page of records matching {@code query}, newest first. One more match is looked for, so {@code
    * next} is null exactly when no further page exists.
    */
-  Page list(ExecutionQuery query, Function<ExecutionId, Execution> lookup) {
+  Page list(ExecutionQuery query, Function<ExecutionId, Slot> lookup) {
     Map<String, ExecutionId> newestFirst =
         query.before() == null
             ? order.descendingMap()
@@ -77,8 +89,12 @@ final class Indexes {
     List<Execution> items = new ArrayList<>(Math.min(query.limit(), 64));
     boolean more = false;
     for (ExecutionId id : newestFirst.values()) {
-      Execution e = lookup.apply(id);
-      if (e == null || !query.matches(e)) {
+      Slot s = lookup.apply(id);
+      if (s == null || (query.state() != null && s.state() != query.state())) {
+        continue; // decided without unpacking the record
+      }
+      Execution e = s.execution();
+      if (!query.matches(e)) {
         continue;
       }
       if (items.size() == query.limit()) {

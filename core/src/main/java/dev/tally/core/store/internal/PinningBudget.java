@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
-import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.store.StoreException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -44,14 +43,14 @@ final class PinningBudget implements Budget {
    * A cache bounded to {@code maxWeight} in which pinned slots weigh zero; evictions run on the
    * writing thread and report the evicted record to {@code onEvict} inside the atomic removal.
    */
-  static Cache<ExecutionId, Slot> newCache(long maxWeight, Consumer<Execution> onEvict) {
+  static Cache<ExecutionId, Slot> newCache(long maxWeight, Consumer<Slot> onEvict) {
     return Caffeine.newBuilder()
         .maximumWeight(maxWeight)
         .weigher((ExecutionId id, Slot s) -> s.pinned() ? 0 : s.weight())
         .evictionListener(
             (ExecutionId id, Slot s, RemovalCause cause) -> {
               if (s != null) {
-                onEvict.accept(s.execution());
+                onEvict.accept(s);
               }
             })
         .executor(Runnable::run)

@@ -1,21 +1,132 @@
 package dev.tally.core.store.internal;
 
 import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.RpcError;
+import java.time.Instant;
 
 /**
  * One stored execution with its retained result bytes, the estimated memory it takes and whether it
  * must never be evicted. Immutable; a change replaces the slot.
+ *
+ * <p>A record in a terminal state can be kept <em>packed</em>: as its {@link ExecutionBinary}
+ * document (one array) instead of some twenty objects, with only what the table's hot paths ask
+ * (state, hold, retention, key) beside it. Terminal records are most of a table under load and are
+ * read only when a retry or the admin API asks for one; packing roughly halves their heap and the
+ * work a collector does to keep them. The record is unpacked on each read.
  */
-record Slot(Execution execution, byte[] result, int weight, boolean pinned) {
-
-  /** Fixed cost of a record, its timeline, indexes and map entries, in bytes (an estimate). */
+final class Slot {
+  /** Fixed cost of an unpacked record, its timeline, indexes and map entries (an estimate). */
   private static final int BASE_WEIGHT = 640;
 
+  /**
+   * Fixed cost of a packed record: the slot, its instants, id, indexes and map entries and the
+   * array's header (its match key and document are added).
+   */
+  private static final int PACKED_BASE_WEIGHT = 380;
+
+  private final Execution execution; // null when packed
+  private final byte[] packed; // null when not packed
+  private final ExecutionId id;
+  private final String matchKey;
+  private final ExecutionState state;
+  private final Instant holdUntil;
+  private final Instant retainUntil;
+  private final byte[] result;
+  private final int weight;
+  private final boolean pinned;
+
+  private Slot(Execution e, byte[] packed, byte[] result, int weight) {
+    this.execution = packed == null ? e : null;
+    this.packed = packed;
+    this.id = e.id();
+    this.matchKey = e.matchKey();
+    this.state = e.state();
+    this.holdUntil = e.holdUntil();
+    this.retainUntil = e.retainUntil();
+    this.result = result;
+    this.weight = weight;
+    this.pinned = isPinned(e);
+  }
+
+  /** The record, packed when its state is terminal. */
   static Slot of(Execution execution, byte[] result) {
-    return new Slot(execution, result, estimate(execution, result), isPinned(execution));
+    return of(execution, result, null);
+  }
+
+  /**
+   * As {@link #of(Execution, byte[])}, packed into {@code doc} when given: the record's {@link
+   * ExecutionBinary} document that someone else keeps too (the journal's durable state).
+   */
+  static Slot of(Execution execution, byte[] result, byte[] doc) {
+    if (!execution.state().isTerminal()) {
+      return unpacked(execution, result);
+    }
+    if (doc == null) {
+      doc = ExecutionBinary.pack(execution);
+    }
+    long bytes =
+        PACKED_BASE_WEIGHT + 2L * execution.matchKey().length() + doc.length + resultWeight(result);
+    return new Slot(execution, doc, result, (int) Math.min(Integer.MAX_VALUE, bytes));
+  }
+
+  /** The record as it is, whatever its state. */
+  static Slot unpacked(Execution execution, byte[] result) {
+    return new Slot(execution, null, result, estimate(execution, result));
+  }
+
+  /** The record (unpacked anew from a packed slot). */
+  Execution execution() {
+    return execution != null ? execution : ExecutionBinary.unpack(packed);
+  }
+
+  boolean isPacked() {
+    return packed != null;
+  }
+
+  /** The packed document (never modify it), or null. */
+  byte[] packed() {
+    return packed;
+  }
+
+  ExecutionId id() {
+    return id;
+  }
+
+  String matchKey() {
+    return matchKey;
+  }
+
+  ExecutionState state() {
+    return state;
+  }
+
+  Instant holdUntil() {
+    return holdUntil;
+  }
+
+  /** {@link Execution#holdsKey} without unpacking. */
+  boolean holdsKey(Instant now) {
+    return !state.releasesKey() && now.isBefore(holdUntil);
+  }
+
+  /** Its retention ended before {@code now} and it does not hold its key. */
+  boolean purgeable(Instant now) {
+    return retainUntil.isBefore(now) && !holdsKey(now);
+  }
+
+  byte[] result() {
+    return result;
+  }
+
+  int weight() {
+    return weight;
+  }
+
+  boolean pinned() {
+    return pinned;
   }
 
   /**
@@ -51,10 +162,11 @@ record Slot(Execution execution, byte[] result, int weight, boolean pinned) {
     if (error != null) {
       chars += error.message().length() + 16;
     }
-    long bytes = BASE_WEIGHT + 2 * chars + 32L * e.timeline().size();
-    if (result != null) {
-      bytes += result.length + 16L;
-    }
+    long bytes = BASE_WEIGHT + 2 * chars + 32L * e.timeline().size() + resultWeight(result);
     return (int) Math.min(Integer.MAX_VALUE, bytes);
+  }
+
+  private static long resultWeight(byte[] result) {
+    return result == null ? 0 : result.length + 16L;
   }
 }

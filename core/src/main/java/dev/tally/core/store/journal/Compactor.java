@@ -212,7 +212,7 @@ final class Compactor implements GroupWriter.AfterGroup {
       FrameBuffer frame = new FrameBuffer(64 * 1024);
       frame.begin();
       for (LogState.Entry e : state.entries()) {
-        RecordCodec.encode(new JournalEntry.Put(e.execution(), e.result()), frame);
+        RecordCodec.encodePut(e.doc(), e.result(), frame);
         if (Thread.currentThread().isInterrupted()) {
           throw new java.io.InterruptedIOException("compaction stopped");
         }

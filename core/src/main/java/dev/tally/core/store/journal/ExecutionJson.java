@@ -10,6 +10,7 @@ import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.ResultRef;
 import dev.tally.core.execution.RpcError;
+import dev.tally.core.store.internal.ExecutionBinary;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -146,35 +147,15 @@ final class ExecutionJson {
   }
 
   static MatchKind matchKind(String s) {
-    for (MatchKind k : MatchKind.values()) {
-      if (k.name().toLowerCase(Locale.ROOT).equals(s)) {
-        return k;
-      }
-    }
-    throw new IllegalArgumentException("/matchKind: unknown value " + quoted(s));
+    return ExecutionBinary.matchKind(s);
   }
 
   static ToolClass toolClass(String s) {
-    ToolClass c = ToolClass.fromWireName(s);
-    if (c == null) {
-      throw new IllegalArgumentException("/toolClass: unknown value " + quoted(s));
-    }
-    return c;
+    return ExecutionBinary.toolClass(s);
   }
 
   static ExecutionState state(String pointer, String s) {
-    for (ExecutionState st : ExecutionState.values()) {
-      if (st.wireName().equals(s)) {
-        return st;
-      }
-    }
-    throw new IllegalArgumentException(pointer + ": unknown state " + quoted(s));
-  }
-
-  /** Enum names are ours, but a corrupt one is cut short so a log line stays one line. */
-  private static String quoted(String s) {
-    String shown = s.length() > 40 ? s.substring(0, 40) + "…" : s;
-    return "\"" + shown.replaceAll("[^A-Za-z0-9_]", "?") + "\"";
+    return ExecutionBinary.state(pointer, s);
   }
 
   private static Instant instant(String pointer, String s) {

@@ -293,6 +293,10 @@ final class GroupWriter {
       groupSizes = java.util.Arrays.copyOf(groupSizes, n * 2);
     }
     groupSizes[n] = frame.size() - mark;
+    if (entry instanceof JournalEntry.Put put && put.doc() == null) {
+      // The durable state keeps the document, not the record: take it from the frame.
+      entry = put.withDoc(RecordCodec.docOf(frame.array(), mark));
+    }
     groupEntries.add(entry);
   }
 

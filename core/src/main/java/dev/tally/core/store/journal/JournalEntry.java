@@ -12,11 +12,22 @@ sealed interface JournalEntry {
 
   /**
    * The full record after a change, with the result bytes this change stored (null: none, and bytes
-   * stored earlier stay if {@code execution.result().retained()}).
+   * stored earlier stay if {@code execution.result().retained()}), and its {@link
+   * dev.tally.core.store.internal.ExecutionBinary} document when one exists already (null: the
+   * writer encodes it). Arrays are shared, never modified.
    */
-  record Put(Execution execution, byte[] result) implements JournalEntry {
+  record Put(Execution execution, byte[] result, byte[] doc) implements JournalEntry {
     public Put {
       Objects.requireNonNull(execution, "execution");
+    }
+
+    Put(Execution execution, byte[] result) {
+      this(execution, result, null);
+    }
+
+    /** This record with its document. */
+    Put withDoc(byte[] document) {
+      return new Put(execution, result, document);
     }
 
     @Override

@@ -137,7 +137,7 @@ public final class JournalExecutionStore implements ExecutionStore {
     try {
       ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
       for (LogState.Entry e : recovered.state().entries()) {
-        table.restore(e.execution(), e.result());
+        table.restore(e.execution(), e.result(), e.doc());
       }
       GroupWriter writer =
           new GroupWriter(
@@ -184,13 +184,11 @@ public final class JournalExecutionStore implements ExecutionStore {
   private void settleOrphans() {
     Instant now = options.clock().instant();
     List<Execution> orphans = new ArrayList<>();
-    table.forEach(
-        s -> {
-          Execution e = s.execution();
-          if (e.state() == ExecutionState.DISPATCHED && !e.awaitingInput()) {
-            orphans.add(e);
-          }
-        });
+    for (Execution e : table.dispatched()) {
+      if (!e.awaitingInput()) {
+        orphans.add(e);
+      }
+    }
     List<CompletableFuture<Execution>> writes = new ArrayList<>();
     for (Execution e : orphans) {
       writes.add(
@@ -230,7 +228,7 @@ public final class JournalExecutionStore implements ExecutionStore {
           synchronized (visibility.lockFor(candidate.id())) {
             claim = table.claim(candidate, now);
             if (claim instanceof Claim.Won) {
-              return append(null, claim.execution(), null).thenApply(v -> claim);
+              return append(null, claim.execution(), null, null).thenApply(v -> claim);
             }
           }
           return visibility.whenDurable(claim.execution().id()).thenApply(v -> claim);
@@ -245,7 +243,7 @@ public final class JournalExecutionStore implements ExecutionStore {
           synchronized (visibility.lockFor(t.id())) {
             Execution before = predecessor(t.id(), t.expectedVersion());
             ExecutionTable.Stored stored = table.transition(t);
-            return append(before, stored.execution(), stored.result())
+            return append(before, stored.execution(), stored.result(), stored.doc())
                 .thenApply(v -> stored.execution());
           }
         });
@@ -260,7 +258,7 @@ public final class JournalExecutionStore implements ExecutionStore {
           synchronized (visibility.lockFor(id)) {
             Execution before = predecessor(id, expectedVersion);
             Execution touched = table.touch(id, expectedVersion, lease, awaitingInput);
-            return append(before, touched, null).thenApply(v -> touched);
+            return append(before, touched, null, null).thenApply(v -> touched);
           }
         });
   }
@@ -305,7 +303,8 @@ public final class JournalExecutionStore implements ExecutionStore {
    * Tells the observer, then queues the record of a change; the caller holds the lock of its id.
    * The change stands even if the observer fails: its record is queued, and the stage fails.
    */
-  private CompletableFuture<Void> append(Execution before, Execution after, byte[] result) {
+  private CompletableFuture<Void> append(
+      Execution before, Execution after, byte[] result, byte[] doc) {
     RuntimeException observerError = null;
     CommitObserver o = observer;
     if (o != CommitObserver.NONE) {
@@ -316,7 +315,7 @@ public final class JournalExecutionStore implements ExecutionStore {
       }
     }
     CompletableFuture<Void> durable =
-        visibility.track(after.id(), writer.append(new JournalEntry.Put(after, result)));
+        visibility.track(after.id(), writer.append(new JournalEntry.Put(after, result, doc)));
     if (observerError != null) {
       RuntimeException error = observerError;
       return durable.thenCompose(v -> CompletableFuture.failedFuture(error));

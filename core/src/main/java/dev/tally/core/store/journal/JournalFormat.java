@@ -1,5 +1,6 @@
 package dev.tally.core.store.journal;
 
+import dev.tally.core.store.internal.ByteWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
@@ -108,16 +109,10 @@ final class JournalFormat {
   }
 
   static int readInt(byte[] b, int p) {
-    return ((b[p] & 0xff) << 24)
-        | ((b[p + 1] & 0xff) << 16)
-        | ((b[p + 2] & 0xff) << 8)
-        | (b[p + 3] & 0xff);
+    return ByteWriter.readInt(b, p);
   }
 
   static void writeInt(byte[] b, int p, int v) {
-    b[p] = (byte) (v >>> 24);
-    b[p + 1] = (byte) (v >>> 16);
-    b[p + 2] = (byte) (v >>> 8);
-    b[p + 3] = (byte) v;
+    ByteWriter.writeInt(b, p, v);
   }
 }

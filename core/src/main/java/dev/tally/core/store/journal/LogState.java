@@ -2,6 +2,7 @@ package dev.tally.core.store.journal;
 
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.store.internal.ExecutionBinary;
 import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -17,10 +18,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * (weakly consistent iteration of a {@link ConcurrentHashMap}).
  */
 final class LogState implements RecordCodec.Sink {
-  /** A live record, its result bytes (or null) and the size of its record without the bytes. */
-  record Entry(Execution execution, byte[] result, int docBytes) {
+  /**
+   * A live record as its {@link ExecutionBinary} document (shared with the store's table, which
+   * keeps a finished record packed in the same array), its result bytes (or null) and the size of
+   * its record without the bytes.
+   */
+  record Entry(long version, byte[] doc, byte[] result, int docBytes) {
     long liveBytes() {
       return docBytes + (result == null ? 0 : result.length);
+    }
+
+    /** The record, decoded from its document. */
+    Execution execution() {
+      return ExecutionBinary.unpack(doc);
     }
   }
 
@@ -32,7 +42,7 @@ final class LogState implements RecordCodec.Sink {
     if (entry instanceof JournalEntry.Put put) {
       Execution next = put.execution();
       Entry old = entries.get(next.id());
-      if (old != null && old.execution().version() > next.version()) {
+      if (old != null && old.version() > next.version()) {
         return;
       }
       byte[] bytes = put.result();
@@ -40,7 +50,8 @@ final class LogState implements RecordCodec.Sink {
       if (bytes == null && old != null && retained(next)) {
         bytes = old.result();
       }
-      Entry now = new Entry(next, retained(next) ? bytes : null, docBytes);
+      byte[] doc = put.doc() != null ? put.doc() : ExecutionBinary.pack(next);
+      Entry now = new Entry(next.version(), doc, retained(next) ? bytes : null, docBytes);
       entries.put(next.id(), now);
       liveBytes += now.liveBytes() - (old == null ? 0 : old.liveBytes());
     } else {

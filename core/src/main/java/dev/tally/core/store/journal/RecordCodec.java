@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.store.internal.ExecutionBinary;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -37,21 +38,45 @@ final class RecordCodec {
   static void encode(JournalEntry entry, FrameBuffer out) {
     if (entry instanceof JournalEntry.Put put) {
       out.write(TYPE_PUT_BINARY);
-      int lengthAt = out.reserveInt();
-      int start = out.size();
-      ExecutionBinary.write(out, put.execution());
-      out.putIntAt(lengthAt, out.size() - start);
-      byte[] result = put.result();
-      out.putInt(result == null ? -1 : result.length);
-      if (result != null) {
-        out.write(result, 0, result.length);
+      if (put.doc() != null) {
+        out.putInt(put.doc().length);
+        out.write(put.doc(), 0, put.doc().length);
+      } else {
+        int lengthAt = out.reserveInt();
+        int start = out.size();
+        ExecutionBinary.write(out, put.execution());
+        out.putIntAt(lengthAt, out.size() - start);
       }
+      putResult(put.result(), out);
     } else {
       JournalEntry.Purge purge = (JournalEntry.Purge) entry;
       byte[] id = purge.id().value().getBytes(StandardCharsets.US_ASCII);
       out.write(TYPE_PURGE);
       out.putShort(id.length);
       out.write(id, 0, id.length);
+    }
+  }
+
+  /** Appends a put record from a document already encoded (compaction). */
+  static void encodePut(byte[] doc, byte[] result, FrameBuffer out) {
+    out.write(TYPE_PUT_BINARY);
+    out.putInt(doc.length);
+    out.write(doc, 0, doc.length);
+    putResult(result, out);
+  }
+
+  /**
+   * The document of the put record that starts at {@code buf[start]}, as {@link #encode} wrote it.
+   */
+  static byte[] docOf(byte[] buf, int start) {
+    int length = JournalFormat.readInt(buf, start + 1);
+    return java.util.Arrays.copyOfRange(buf, start + 5, start + 5 + length);
+  }
+
+  private static void putResult(byte[] result, FrameBuffer out) {
+    out.putInt(result == null ? -1 : result.length);
+    if (result != null) {
+      out.write(result, 0, result.length);
     }
   }
 
@@ -108,6 +133,8 @@ final class RecordCodec {
               type == TYPE_PUT
                   ? ExecutionJson.read(MAPPER.readTree(buf, p, docLength))
                   : ExecutionBinary.read(buf, p, docLength);
+          byte[] binary =
+              type == TYPE_PUT_BINARY ? java.util.Arrays.copyOfRange(buf, p, p + docLength) : null;
           p += docLength;
           int resultLength = readInt(buf, p, end, at);
           p += 4;
@@ -117,7 +144,7 @@ final class RecordCodec {
             result = java.util.Arrays.copyOfRange(buf, p, p + resultLength);
             p += resultLength;
           }
-          sink.accept(new JournalEntry.Put(doc, result), p - start);
+          sink.accept(new JournalEntry.Put(doc, result, binary), p - start);
         } else if (type == TYPE_PURGE) {
           check(end - p >= 2, at, "truncated purge record");
           int idLength = ((buf[p] & 0xff) << 8) | (buf[p + 1] & 0xff);

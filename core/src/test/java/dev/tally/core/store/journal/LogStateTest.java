@@ -83,4 +83,18 @@ class LogStateTest {
     state.accept(new JournalEntry.Purge(a.id()), 5);
     assertThat(state.size()).isZero();
   }
+
+  @Test
+  void keepsTheDocumentItIsGivenOrEncodesOne() {
+    Execution a = v1();
+    byte[] doc = dev.tally.core.store.internal.ExecutionBinary.pack(a);
+
+    state.accept(new JournalEntry.Put(a, null, doc), 100);
+    assertThat(only().doc()).isSameAs(doc);
+    assertThat(only().version()).isEqualTo(a.version());
+
+    Execution b = a.apply(Transition.to(a, ExecutionState.AUTHORIZED, clock.instant()));
+    state.accept(new JournalEntry.Put(b, null), 100);
+    assertThat(only().execution()).isEqualTo(b);
+  }
 }

@@ -11,6 +11,7 @@ import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.ResultRef;
 import dev.tally.core.execution.RpcError;
+import dev.tally.core.store.internal.ExecutionBinary;
 import dev.tally.core.testing.Executions;
 import dev.tally.core.testing.MutableClock;
 import java.io.IOException;

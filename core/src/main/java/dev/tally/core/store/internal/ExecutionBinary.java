@@ -1,5 +1,6 @@
-package dev.tally.core.store.journal;
+package dev.tally.core.store.internal;
 
+import dev.tally.core.contract.ToolClass;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
@@ -33,8 +34,8 @@ import java.util.Map;
  * Fields are only ever appended at the end, which older readers skip; a document whose version is
  * newer than {@value #VERSION} is refused.
  */
-final class ExecutionBinary {
-  static final int VERSION = 1;
+public final class ExecutionBinary {
+  public static final int VERSION = 1;
 
   private static final int LEASE = 1;
   private static final int TARGET_STATUS = 2;
@@ -55,7 +56,20 @@ final class ExecutionBinary {
 
   private ExecutionBinary() {}
 
-  static void write(FrameBuffer out, Execution e) {
+  /** The document of {@code e} on its own (the packed form of a retained record). */
+  public static byte[] pack(Execution e) {
+    ByteWriter out = new ByteWriter(512);
+    write(out, e);
+    return out.toByteArray();
+  }
+
+  /** The record packed by {@link #pack}. */
+  public static Execution unpack(byte[] doc) {
+    return read(doc, 0, doc.length);
+  }
+
+  /** Appends the document of {@code e}. */
+  public static void write(ByteWriter out, Execution e) {
     int flags = 0;
     if (e.lease() != null) {
       flags |= LEASE;
@@ -113,7 +127,7 @@ final class ExecutionBinary {
     out.putString(e.summary());
   }
 
-  private static void putInstant(FrameBuffer out, Instant t) {
+  private static void putInstant(ByteWriter out, Instant t) {
     out.putLong(t.getEpochSecond());
     out.putInt(t.getNano());
   }
@@ -123,7 +137,7 @@ final class ExecutionBinary {
    * IllegalArgumentException} naming the field (never its value, except for enum names) when it is
    * cut short or malformed.
    */
-  static Execution read(byte[] buf, int offset, int length) {
+  public static Execution read(byte[] buf, int offset, int length) {
     Reader r = new Reader(buf, offset, offset + length);
     int v = r.u8("docVersion");
     if (v > VERSION || v < 1) {
@@ -140,17 +154,17 @@ final class ExecutionBinary {
       throw new IllegalArgumentException("/version: expected a positive integer");
     }
     String matchKey = r.string("matchKey");
-    MatchKind matchKind = ExecutionJson.matchKind(r.string("matchKind"));
+    MatchKind matchKind = matchKind(r.string("matchKind"));
     String actor = r.string("actor");
     String tool = r.string("tool");
-    var toolClass = ExecutionJson.toolClass(r.string("toolClass"));
+    ToolClass toolClass = toolClass(r.string("toolClass"));
     String fingerprint = r.string("fingerprint");
     String intentScope = r.string("intentScope");
-    ExecutionState state = ExecutionJson.state("/state", r.string("state"));
+    ExecutionState state = state("/state", r.string("state"));
     int n = r.u8("timeline");
     EnumMap<ExecutionState, Instant> timeline = new EnumMap<>(ExecutionState.class);
     for (int i = 0; i < n; i++) {
-      ExecutionState s = ExecutionJson.state("/timeline", r.string("timeline"));
+      ExecutionState s = state("/timeline", r.string("timeline"));
       timeline.put(s, r.instant("timeline/" + s.wireName()));
     }
     Instant holdUntil = r.instant("holdUntil");
@@ -192,6 +206,41 @@ final class ExecutionBinary {
         summary);
   }
 
+  /** The match kind with this wire name; throws {@link IllegalArgumentException} naming it. */
+  public static MatchKind matchKind(String s) {
+    for (MatchKind k : MatchKind.values()) {
+      if (MATCH_KINDS[k.ordinal()].equals(s)) {
+        return k;
+      }
+    }
+    throw new IllegalArgumentException("/matchKind: unknown value " + quoted(s));
+  }
+
+  /** The tool class with this wire name; throws {@link IllegalArgumentException} naming it. */
+  public static ToolClass toolClass(String s) {
+    ToolClass c = ToolClass.fromWireName(s);
+    if (c == null) {
+      throw new IllegalArgumentException("/toolClass: unknown value " + quoted(s));
+    }
+    return c;
+  }
+
+  /** The state with this wire name; throws {@link IllegalArgumentException} naming it. */
+  public static ExecutionState state(String pointer, String s) {
+    for (ExecutionState st : STATES) {
+      if (st.wireName().equals(s)) {
+        return st;
+      }
+    }
+    throw new IllegalArgumentException(pointer + ": unknown state " + quoted(s));
+  }
+
+  /** Enum names are ours, but a corrupt one is cut short so a log line stays one line. */
+  private static String quoted(String s) {
+    String shown = s.length() > 40 ? s.substring(0, 40) + "…" : s;
+    return "\"" + shown.replaceAll("[^A-Za-z0-9_]", "?") + "\"";
+  }
+
   /** Bounds-checked big-endian reads; errors name the field. */
   private static final class Reader {
     private final byte[] buf;
@@ -217,7 +266,7 @@ final class ExecutionBinary {
 
     int i32(String field) {
       need(4, field);
-      int v = JournalFormat.readInt(buf, p);
+      int v = ByteWriter.readInt(buf, p);
       p += 4;
       return v;
     }
@@ -225,8 +274,8 @@ final class ExecutionBinary {
     long i64(String field) {
       need(8, field);
       long v =
-          ((long) JournalFormat.readInt(buf, p) << 32)
-              | (JournalFormat.readInt(buf, p + 4) & 0xffffffffL);
+          ((long) ByteWriter.readInt(buf, p) << 32)
+              | (ByteWriter.readInt(buf, p + 4) & 0xffffffffL);
       p += 8;
       return v;
     }
