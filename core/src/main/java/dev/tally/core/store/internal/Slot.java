@@ -14,8 +14,10 @@ import java.time.Instant;
  * <p>A record in a terminal state can be kept <em>packed</em>: as its {@link ExecutionBinary}
  * document (one array) instead of some twenty objects, with only what the table's hot paths ask
  * (state, hold, retention, key) beside it. Terminal records are most of a table under load and are
- * read only when a retry or the admin API asks for one; packing roughly halves their heap and the
- * work a collector does to keep them. The record is unpacked on each read.
+ * read only when a retry or the admin API asks for one; packing halves the objects a collector has
+ * to trace and copy for them (about 15 instead of 30 per record, counting map and index entries)
+ * and saves about a tenth of their bytes (heap histograms under load: 1.12 KB per record, was
+ * 1.23). The record is unpacked on each read.
  */
 final class Slot {
   /** Fixed cost of an unpacked record, its timeline, indexes and map entries (an estimate). */
