@@ -42,7 +42,8 @@ public final class MemoryExecutionStore implements ExecutionStore {
   private volatile boolean closed;
 
   /** How much of the bound is in use, in estimated bytes. */
-  public record Usage(long pinnedBytes, long evictableBytes, long maxWeightBytes) {}
+  public record Usage(
+      long pinnedBytes, long evictableBytes, long maxWeightBytes, long executions) {}
 
   private MemoryExecutionStore(MemoryStoreOptions options, ExecutionTable table) {
     this.options = options;
@@ -142,7 +143,8 @@ public final class MemoryExecutionStore implements ExecutionStore {
 
   /** The estimated bytes in use. */
   public Usage usage() {
-    return new Usage(table.pinnedWeight(), table.evictableWeight(), options.maxWeightBytes());
+    return new Usage(
+        table.pinnedWeight(), table.evictableWeight(), options.maxWeightBytes(), table.size());
   }
 
   /** Closes the store: pending waits and every later operation fail with {@code CLOSED}. */

@@ -77,6 +77,7 @@ class MemoryExecutionStoreTest extends ExecutionStoreContract {
         .isLessThanOrEqualTo(SMALL + SMALL / 64);
     Page page = await(store.list(new ExecutionQuery(null, null, null, null, 500)));
     assertThat(page.items()).hasSize((int) (pinned.size() + released.size() - evicted));
+    assertThat(usage.executions()).isEqualTo(pinned.size() + released.size() - evicted);
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.Operator;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalStats;
 import dev.tally.sidecar.Sidecar;
@@ -207,6 +208,7 @@ public final class TallyServer {
     gauge(b, "tally_executions_in_flight", "executions this instance is driving", gate.inFlight());
     gauge(b, "tally_sse_streams", "relayed SSE streams kept for resumption", sidecar.streams());
     ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
+    long held = -1;
     if (inner instanceof JournalExecutionStore j) {
       JournalStats s = j.stats();
       counter(b, "tally_journal_fsyncs_total", "fsyncs of the journal", s.fsyncs());
@@ -214,6 +216,33 @@ public final class TallyServer {
           b, "tally_journal_records_total", "records written to the journal", s.recordsWritten());
       counter(b, "tally_journal_bytes_total", "bytes written to the journal", s.bytesWritten());
       counter(b, "tally_journal_compactions_total", "journal compactions", s.compactions());
+      held = s.executions();
+    }
+    if (inner instanceof MemoryExecutionStore m) {
+      MemoryExecutionStore.Usage u = m.usage();
+      held = u.executions();
+      gauge(
+          b,
+          "tally_memory_store_pinned_bytes",
+          "estimated heap of records that must not be evicted (in flight or holding their key)",
+          u.pinnedBytes());
+      gauge(
+          b,
+          "tally_memory_store_evictable_bytes",
+          "estimated heap of finished records the store may evict",
+          u.evictableBytes());
+      gauge(
+          b,
+          "tally_memory_store_max_bytes",
+          "the bound on the store's estimated heap (-Dtally.memory.maxBytes)",
+          u.maxWeightBytes());
+    }
+    if (held >= 0) {
+      gauge(
+          b,
+          "tally_store_executions",
+          "executions the store holds in memory (each until its retention ends and it is purged)",
+          held);
     }
     if (inner instanceof PostgresExecutionStore p) {
       PostgresStoreStats s = p.stats();

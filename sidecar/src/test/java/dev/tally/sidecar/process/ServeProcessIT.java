@@ -122,6 +122,13 @@ class ServeProcessIT {
           .toIterable()
           .contains("accepted_at", "dispatched_at", "completed_at", "delivered_at");
       assertThat(record.toString()).doesNotContain("serve-write");
+
+      // The journal store holds its executions in memory until their retention ends: a gauge
+      // lets operators size the heap before it runs out.
+      String metrics = client.get(p.admin("/metrics")).body();
+      assertThat(metrics)
+          .containsPattern("(?m)^tally_store_executions 1$")
+          .containsPattern("(?m)^tally_journal_fsyncs_total [1-9][0-9]*$");
     } finally {
       upstream.reachable(true);
     }

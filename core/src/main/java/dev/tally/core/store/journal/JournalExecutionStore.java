@@ -449,7 +449,11 @@ public final class JournalExecutionStore implements ExecutionStore {
   /** Counters since the store was opened. */
   public JournalStats stats() {
     return new JournalStats(
-        writer.fsyncs(), writer.recordsWritten(), writer.bytesWritten(), compactor.compactions());
+        writer.fsyncs(),
+        writer.recordsWritten(),
+        writer.bytesWritten(),
+        compactor.compactions(),
+        table.size());
   }
 
   /** Starts a compaction now (unless one runs) and completes when it is done (tests, admin). */

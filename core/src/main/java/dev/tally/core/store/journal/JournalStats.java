@@ -7,8 +7,11 @@ package dev.tally.core.store.journal;
  * @param recordsWritten records made durable (each transition, claim, touch or purge is one)
  * @param bytesWritten bytes appended to segments, frame headers included
  * @param compactions compactions completed
+ * @param executions executions held in memory (every one until its retention ends and it is purged:
+ *     the store's heap grows with them)
  */
-public record JournalStats(long fsyncs, long recordsWritten, long bytesWritten, long compactions) {
+public record JournalStats(
+    long fsyncs, long recordsWritten, long bytesWritten, long compactions, long executions) {
 
   /** Records per fsync: how well group commit shares the cost of an fsync (0 before any). */
   public double recordsPerFsync() {
