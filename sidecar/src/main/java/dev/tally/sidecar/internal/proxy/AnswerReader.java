@@ -137,11 +137,7 @@ final class AnswerReader {
     }
     finished = true;
     if (tap != null) {
-      if (failure == null) {
-        tap.onEnd();
-      } else {
-        tap.onFailure(failure);
-      }
+      tap.ended(failure);
     }
     if (!answered) {
       answer.tryComplete(null);

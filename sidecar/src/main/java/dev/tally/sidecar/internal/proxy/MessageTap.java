@@ -22,4 +22,13 @@ interface MessageTap {
 
   /** The upstream response broke (reset, timeout, parse limit). */
   default void onFailure(String reason) {}
+
+  /** {@link #onEnd()} when {@code failure} is null, else {@link #onFailure(String)}. */
+  default void ended(String failure) {
+    if (failure == null) {
+      onEnd();
+    } else {
+      onFailure(failure);
+    }
+  }
 }

@@ -172,11 +172,7 @@ final class SseRelay {
     finished = true;
     // The tap goes first: it may append a last event (an error for an unanswered call).
     if (tap != null) {
-      if (failure == null) {
-        tap.onEnd();
-      } else {
-        tap.onFailure(failure);
-      }
+      tap.ended(failure);
     }
     buffer.end();
   }
