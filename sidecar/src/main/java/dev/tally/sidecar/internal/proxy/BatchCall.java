@@ -81,37 +81,33 @@ final class BatchCall {
 
   private void render(Decision d, byte[] bytes, int off, int len) {
     JsonNode id = body.id();
-    if (d instanceof Decision.PassThrough) {
-      BatchForward.send(proxy, req, bytes, off, len, id)
-          .onComplete(ar -> answer.complete(ar.result()));
-    } else if (d instanceof Decision.Dispatch dispatch) {
-      dispatch(dispatch.inFlight());
-    } else if (d instanceof Decision.Replay r) {
-      answer.complete(
-          new BatchAnswer(
-              ToolResults.replay(id, r.execution(), r.result()),
-              ok -> {
-                if (ok) {
-                  proxy.admission.replayDelivered(r.execution());
-                }
-              }));
-    } else if (d instanceof Decision.Attach a) {
-      Future.fromCompletionStage(a.settled(), context)
-          .onComplete(
-              ar -> {
-                if (ar.succeeded()) {
-                  render(ar.result(), bytes, off, len);
-                } else {
-                  fail(
-                      TallyError.Code.STORE_UNAVAILABLE,
-                      "the running execution could not be awaited; retry later");
-                }
-              });
-    } else if (d instanceof Decision.Respond r) {
-      answer.complete(BatchAnswer.of(ToolResults.respond(id, r.code(), r.execution())));
-    } else if (d instanceof Decision.Refuse r) {
-      answer.complete(BatchAnswer.of(ToolResults.error(id, r.error())));
-    }
+    DecisionRenderer.render(
+        d,
+        id,
+        proxy,
+        context,
+        new DecisionRenderer.Target() {
+          @Override
+          public void passThrough() {
+            BatchForward.send(proxy, req, bytes, off, len, id)
+                .onComplete(ar -> answer.complete(ar.result()));
+          }
+
+          @Override
+          public void dispatch(InFlight inFlight) {
+            BatchCall.this.dispatch(inFlight);
+          }
+
+          @Override
+          public void answer(byte[] message, Delivery delivery) {
+            answer.complete(new BatchAnswer(message, delivery));
+          }
+
+          @Override
+          public void refuse(TallyError error) {
+            answer.complete(BatchAnswer.of(ToolResults.error(id, error)));
+          }
+        });
   }
 
   private void dispatch(InFlight inFlight) {

@@ -6,7 +6,6 @@ import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.InFlight;
 import dev.tally.core.gate.TallyError;
 import dev.tally.core.gate.ToolCall;
-import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.rpc.ModernHeaders;
 import dev.tally.sidecar.internal.rpc.RequestScan;
 import dev.tally.sidecar.internal.rpc.ToolCallBody;
@@ -143,39 +142,34 @@ final class ToolCallFlow {
   }
 
   private void render(Decision d) {
-    HttpServerResponse resp = req.response();
     JsonNode id = body.id();
-    if (d instanceof Decision.PassThrough) {
-      Forwarder.forward(proxy, req, raw, id, new Relay.Mode(null, modern, priming()), idleMs());
-    } else if (d instanceof Decision.Dispatch dispatch) {
-      dispatch(dispatch.inFlight());
-    } else if (d instanceof Decision.Replay r) {
-      answer(
-          ToolResults.replay(id, r.execution(), r.result()),
-          ok -> {
-            if (ok) {
-              proxy.admission.replayDelivered(r.execution());
-            }
-          });
-    } else if (d instanceof Decision.Attach a) {
-      Future.fromCompletionStage(a.settled(), context)
-          .onComplete(
-              ar -> {
-                if (ar.succeeded()) {
-                  render(ar.result());
-                } else {
-                  Replies.refuse(
-                      resp,
-                      id,
-                      TallyError.Code.STORE_UNAVAILABLE,
-                      "the running execution could not be awaited; retry later");
-                }
-              });
-    } else if (d instanceof Decision.Respond r) {
-      answer(ToolResults.respond(id, r.code(), r.execution()), Delivery.NONE);
-    } else if (d instanceof Decision.Refuse r) {
-      Replies.refuse(resp, id, r.error());
-    }
+    DecisionRenderer.render(
+        d,
+        id,
+        proxy,
+        context,
+        new DecisionRenderer.Target() {
+          @Override
+          public void passThrough() {
+            Forwarder.forward(
+                proxy, req, raw, id, new Relay.Mode(null, modern, priming()), idleMs());
+          }
+
+          @Override
+          public void dispatch(InFlight inFlight) {
+            ToolCallFlow.this.dispatch(inFlight);
+          }
+
+          @Override
+          public void answer(byte[] message, Delivery delivery) {
+            ToolCallFlow.this.answer(message, delivery);
+          }
+
+          @Override
+          public void refuse(TallyError error) {
+            Replies.refuse(req.response(), id, error);
+          }
+        });
   }
 
   /** A complete answer from Tally, as JSON or as a one-event SSE stream like the upstream's. */
