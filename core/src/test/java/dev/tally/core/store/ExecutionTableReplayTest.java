@@ -22,7 +22,7 @@ class ExecutionTableReplayTest extends ExecutionStoreContract {
     ExecutionTable old = ((MemoryExecutionStore) store).table();
     store.close();
     ExecutionTable rebuilt = ExecutionTable.unbounded(OPTIONS.maxResultBytes());
-    old.forEach(s -> rebuilt.restore(s.execution(), s.result()));
+    old.forEach(s -> rebuilt.restore(s.execution(), s.result(), s.doc()));
     return MemoryExecutionStore.over(OPTIONS, rebuilt);
   }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Sorted indexes over the table's records: every id in id order (ULIDs sort by time) and the ids of
@@ -52,25 +53,23 @@ final class Indexes {
 
   /** Every dispatched record, oldest first. */
   List<Execution> dispatched(Function<ExecutionId, Execution> lookup) {
-    List<Execution> out = new ArrayList<>();
-    for (ExecutionId id : dispatched) {
-      Execution e = lookup.apply(id);
-      if (e != null && e.state() == ExecutionState.DISPATCHED) {
-        out.add(e);
-      }
-    }
-    return out;
+    return dispatched(Integer.MAX_VALUE, e -> true, lookup);
   }
 
   /** Dispatched records whose lease lapsed at {@code now}, oldest first, at most {@code limit}. */
   List<Execution> lapsed(Instant now, int limit, Function<ExecutionId, Execution> lookup) {
+    return dispatched(limit, e -> e.leaseLapsed(now), lookup);
+  }
+
+  private List<Execution> dispatched(
+      int limit, Predicate<Execution> which, Function<ExecutionId, Execution> lookup) {
     List<Execution> out = new ArrayList<>();
     for (ExecutionId id : dispatched) {
       if (out.size() >= limit) {
         break;
       }
       Execution e = lookup.apply(id);
-      if (e != null && e.state() == ExecutionState.DISPATCHED && e.leaseLapsed(now)) {
+      if (e != null && e.state() == ExecutionState.DISPATCHED && which.test(e)) {
         out.add(e);
       }
     }

@@ -2,12 +2,10 @@ package dev.tally.core.store.journal;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.tally.core.contract.ToolClass;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
-import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.ResultRef;
 import dev.tally.core.execution.RpcError;
 import dev.tally.core.store.internal.ExecutionBinary;
@@ -100,13 +98,13 @@ final class ExecutionJson {
         new ExecutionId(id),
         version.asLong(),
         text(n, "matchKey"),
-        matchKind(text(n, "matchKind")),
+        ExecutionBinary.matchKind(text(n, "matchKind")),
         text(n, "actor"),
         text(n, "tool"),
-        toolClass(text(n, "toolClass")),
+        ExecutionBinary.toolClass(text(n, "toolClass")),
         text(n, "fingerprint"),
         text(n, "intentScope"),
-        state("/state", text(n, "state")),
+        ExecutionBinary.state("/state", text(n, "state")),
         timeline(n.get("timeline")),
         instant("/holdUntil", text(n, "holdUntil")),
         instant("/retainUntil", text(n, "retainUntil")),
@@ -146,18 +144,6 @@ final class ExecutionJson {
     return v.textValue();
   }
 
-  static MatchKind matchKind(String s) {
-    return ExecutionBinary.matchKind(s);
-  }
-
-  static ToolClass toolClass(String s) {
-    return ExecutionBinary.toolClass(s);
-  }
-
-  static ExecutionState state(String pointer, String s) {
-    return ExecutionBinary.state(pointer, s);
-  }
-
   private static Instant instant(String pointer, String s) {
     try {
       return Instant.parse(s);
@@ -176,7 +162,7 @@ final class ExecutionJson {
       throw new IllegalArgumentException("/timeline: expected an object");
     }
     for (Map.Entry<String, JsonNode> f : n.properties()) {
-      ExecutionState s = state("/timeline", f.getKey());
+      ExecutionState s = ExecutionBinary.state("/timeline", f.getKey());
       out.put(s, instant("/timeline/" + f.getKey(), f.getValue().asText()));
     }
     return out;

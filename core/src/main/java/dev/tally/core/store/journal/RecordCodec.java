@@ -36,17 +36,14 @@ final class RecordCodec {
 
   /** Appends one record to {@code out}. */
   static void encode(JournalEntry entry, FrameBuffer out) {
-    if (entry instanceof JournalEntry.Put put) {
+    if (entry instanceof JournalEntry.Put put && put.doc() != null) {
+      encodePut(put.doc(), put.result(), out);
+    } else if (entry instanceof JournalEntry.Put put) {
       out.write(TYPE_PUT_BINARY);
-      if (put.doc() != null) {
-        out.putInt(put.doc().length);
-        out.write(put.doc(), 0, put.doc().length);
-      } else {
-        int lengthAt = out.reserveInt();
-        int start = out.size();
-        ExecutionBinary.write(out, put.execution());
-        out.putIntAt(lengthAt, out.size() - start);
-      }
+      int lengthAt = out.reserveInt();
+      int start = out.size();
+      ExecutionBinary.write(out, put.execution());
+      out.putIntAt(lengthAt, out.size() - start);
       putResult(put.result(), out);
     } else {
       JournalEntry.Purge purge = (JournalEntry.Purge) entry;
@@ -57,7 +54,7 @@ final class RecordCodec {
     }
   }
 
-  /** Appends a put record from a document already encoded (compaction). */
+  /** Appends a put record from a document already encoded (a packed record, compaction). */
   static void encodePut(byte[] doc, byte[] result, FrameBuffer out) {
     out.write(TYPE_PUT_BINARY);
     out.putInt(doc.length);
