@@ -15,13 +15,16 @@ import java.util.List;
 /**
  * Opens the execution store a {@link StoreConfig} names.
  *
- * <p>Three JVM system properties tune the journal; they are a hook for crash tests and diagnosis,
+ * <p>Four JVM system properties tune the journal; they are a hook for crash tests and diagnosis,
  * not configuration (a bad value refuses the start like a bad key): {@value
  * #COMPACT_MIN_BYTES_PROPERTY} (default {@link JournalOptions#DEFAULT_COMPACT_MIN_BYTES}), {@value
  * #COMPACT_RATIO_PROPERTY} (default {@link JournalOptions#DEFAULT_COMPACT_RATIO}) and {@value
- * #GROUP_DELAY_PROPERTY} (milliseconds, 0–1000, default 0: {@link JournalOptions#maxGroupDelay()}).
- * For example {@code java -Dtally.journal.compactMinBytes=0 -Dtally.journal.compactRatio=1 -jar
- * tally-sidecar.jar serve ...} compacts after almost every write.
+ * #GROUP_DELAY_PROPERTY} (milliseconds, 0–1000, default 0: {@link JournalOptions#maxGroupDelay()})
+ * and {@value #PREALLOCATE_BYTES_PROPERTY} (default {@link
+ * JournalOptions#DEFAULT_PREALLOCATE_BYTES}, 0 turns it off: {@link
+ * JournalOptions#preallocateBytes()}). For example {@code java -Dtally.journal.compactMinBytes=0
+ * -Dtally.journal.compactRatio=1 -jar tally-sidecar.jar serve ...} compacts after almost every
+ * write.
  */
 public final class Stores {
   /** How long start-up waits for PostgreSQL (connect and migrate). */
@@ -39,6 +42,9 @@ public final class Stores {
    * refuses new calls only when in-flight and key-holding records alone fill it.
    */
   public static final String MEMORY_MAX_BYTES_PROPERTY = "tally.memory.maxBytes";
+
+  /** System property: bytes of zeros the journal writer keeps allocated ahead of its records. */
+  public static final String PREALLOCATE_BYTES_PROPERTY = "tally.journal.preallocateBytes";
 
   /** System property: milliseconds the journal writer waits to fill a group before it writes. */
   public static final String GROUP_DELAY_PROPERTY = "tally.journal.maxGroupDelayMillis";
@@ -72,7 +78,12 @@ public final class Stores {
                             GROUP_DELAY_PROPERTY,
                             d.maxGroupDelay().toMillis(),
                             1000,
-                            "milliseconds from 0 to 1000")))
+                            "milliseconds from 0 to 1000")),
+                    property(
+                        PREALLOCATE_BYTES_PROPERTY,
+                        d.preallocateBytes(),
+                        JournalOptions.MAX_PREALLOCATE_BYTES,
+                        "0 (off) to " + JournalOptions.MAX_PREALLOCATE_BYTES + " bytes"))
                 .withCompaction(
                     property(
                         COMPACT_MIN_BYTES_PROPERTY,

@@ -51,6 +51,7 @@ final class GroupWriter {
   // Writer-thread state: the thread that runs the observer's flush (created on first use).
   private ExecutorService observerExecutor;
   private final AtomicLong closedBytes;
+  private final Preallocator preallocator;
   private final Thread thread;
   private volatile AfterGroup afterGroup = w -> {};
 
@@ -58,6 +59,10 @@ final class GroupWriter {
   private FileChannel segment;
   private long segmentSeq;
   private long segmentSize;
+  // Where the segment's file ends until the preallocator takes over on the writer thread (the
+  // zeros an earlier run allocated count as allocated).
+  private long segmentFileSize;
+  private boolean attached;
   private boolean stopRequested;
 
   // Published to other threads.
@@ -74,6 +79,7 @@ final class GroupWriter {
       FileChannel segment,
       long segmentSeq,
       long segmentSize,
+      long segmentFileSize,
       long closedBytes,
       LogState state) {
     this.dir = dir;
@@ -86,6 +92,8 @@ final class GroupWriter {
     this.closedBytes = new AtomicLong(closedBytes);
     this.state = state;
     this.frame = new FrameBuffer(64 * 1024);
+    this.preallocator = new Preallocator(options.preallocateBytes());
+    this.segmentFileSize = segmentFileSize;
     this.thread = new Thread(this::run, "tally-journal-writer");
     thread.setDaemon(true);
   }
@@ -193,6 +201,10 @@ final class GroupWriter {
 
   private void run() {
     List<Pending> group = new ArrayList<>();
+    if (!attached) {
+      attached = true;
+      preallocator.attach(segment, segmentSize, Math.max(segmentSize, segmentFileSize));
+    }
     try {
       while (!stopRequested) {
         group.clear();
@@ -205,6 +217,7 @@ final class GroupWriter {
     } finally {
       stopped = true;
       drain(closedError());
+      preallocator.close();
       JournalDir.closeQuietly(segment);
       if (observerExecutor != null) {
         observerExecutor.shutdown();
@@ -343,14 +356,18 @@ final class GroupWriter {
 
   private void write(int records) {
     frame.finish();
+    long end = segmentSize + frame.size();
+    preallocator.beforeWrite(end);
     try {
       JournalDir.writeFully(segment, ByteBuffer.wrap(frame.array(), 0, frame.size()), segmentSize);
-      segment.force(true);
+      // fdatasync: it still commits a grown file size (needed to read the data back), not mtime.
+      segment.force(false);
     } catch (IOException e) {
       failed(e);
       return;
     }
-    segmentSize += frame.size();
+    preallocator.afterWrite(end);
+    segmentSize = end;
     fsyncs++;
     recordsWritten += records;
     bytesWritten += frame.size();
@@ -416,11 +433,16 @@ final class GroupWriter {
   long roll() throws IOException {
     long closed = segmentSeq;
     FileChannel next = dir.create(dir.segment(closed + 1), JournalFormat.KIND_SEGMENT, closed + 1);
+    preallocator.awaitPending(); // it may still be writing zeros into the segment closed here
     JournalDir.closeQuietly(segment);
     closedBytes.addAndGet(segmentSize);
     segment = next;
     segmentSeq = closed + 1;
     segmentSize = JournalFormat.HEADER_BYTES;
+    segmentFileSize = segmentSize;
+    if (attached) {
+      preallocator.attach(next, segmentSize, segmentFileSize);
+    }
     return closed;
   }
 

@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * java.nio.channels.FileChannel#force}); it survives {@code kill -9} at any instant and relies on
  * no clean close.
  *
- * <p><b>Format</b> (version 2, which also reads version 1; full description in {@code
+ * <p><b>Format</b> (version 3, which also reads versions 1 and 2; full description in {@code
  * docs/journal-format.md}). Files {@code journal-<seq>.log} (segments) and {@code
  * snapshot-<seq>.snap} start with a 16-byte header ({@code "TLYJ"}, u16 format version, u16 kind,
  * u64 sequence) followed by frames {@code [u32 length][u32 crc32c(length ‖ payload)][payload]}. A
@@ -38,7 +38,9 @@ import java.util.function.Supplier;
  * binary document, plus the result bytes the change stored, if any) or {@code purge} (the id).
  * Recovery keeps the record with the highest version per id (result bytes carry over while the
  * record says they are retained) and drops purged ids. Readers ignore fields they do not know and
- * treat missing optional ones as absent.
+ * treat missing optional ones as absent. A format 3 segment may end in zeros the writer allocated
+ * ahead of its frames ({@link JournalOptions#preallocateBytes()}), so that a group's fsync does not
+ * also commit a grown file size; a zero tail is its clean end.
  *
  * <p><b>Writing</b>. A mutation is validated and applied to the in-memory {@link ExecutionTable}
  * (the atomic claim and the compare-and-set happen there), its record is queued while a per-id lock
@@ -146,6 +148,7 @@ public final class JournalExecutionStore implements ExecutionStore {
               recovered.segment(),
               recovered.segmentSeq(),
               recovered.segmentSize(),
+              recovered.segmentFileSize(),
               recovered.closedBytes(),
               recovered.state());
       if (recovered.segmentVersion() < JournalFormat.FORMAT_VERSION) {

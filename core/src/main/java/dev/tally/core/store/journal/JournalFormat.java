@@ -16,11 +16,17 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * A frame is what one group commit writes with one write and one fsync, so a crash can tear only
- * the last frame of the newest segment.
+ * the last frame of the newest segment. From version {@value #ZERO_TAIL_VERSION} a segment may end
+ * in zero bytes the writer allocated ahead of its frames (so that an fsync does not also have to
+ * commit a new file size): a frame header of zeros followed only by zeros up to the end of the file
+ * ends the data.
  */
 final class JournalFormat {
   /** The version this release writes. */
-  static final int FORMAT_VERSION = 2;
+  static final int FORMAT_VERSION = 3;
+
+  /** The first version whose segments may end in preallocated zero bytes. */
+  static final int ZERO_TAIL_VERSION = 3;
 
   /** The oldest version this release reads (version 1: JSON documents only). */
   static final int OLDEST_READABLE_VERSION = 1;
@@ -106,6 +112,11 @@ final class JournalFormat {
     }
     int crc = readInt(buf, pos + 4);
     return checksum(length, buf, pos + FRAME_HEADER_BYTES) == crc;
+  }
+
+  /** Whether files of {@code version} may end in zero bytes the writer allocated ahead. */
+  static boolean allowsZeroTail(int version) {
+    return version >= ZERO_TAIL_VERSION;
   }
 
   static int readInt(byte[] b, int p) {

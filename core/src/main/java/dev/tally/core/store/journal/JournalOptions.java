@@ -23,6 +23,10 @@ import java.util.Objects;
  * @param maxGroupDelay how long the writer waits for more records before it writes a group that is
  *     not full; zero (the default) writes at once, and groups still form from the records that
  *     arrive while the previous fsync runs
+ * @param preallocateBytes the writer keeps up to this many zero bytes written ahead of its frames
+ *     (in the background), so that a group's fsync only flushes data and does not also commit a
+ *     grown file size; zero turns it off. A segment's file is up to this much larger than its
+ *     records.
  */
 public record JournalOptions(
     Path dir,
@@ -32,7 +36,8 @@ public record JournalOptions(
     double compactRatio,
     int maxGroupRecords,
     int maxGroupBytes,
-    Duration maxGroupDelay) {
+    Duration maxGroupDelay,
+    long preallocateBytes) {
 
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
   public static final long DEFAULT_COMPACT_MIN_BYTES = 4L << 20;
@@ -40,6 +45,8 @@ public record JournalOptions(
   public static final int DEFAULT_MAX_GROUP_RECORDS = 1024;
   public static final int DEFAULT_MAX_GROUP_BYTES = 4 << 20;
   public static final Duration DEFAULT_MAX_GROUP_DELAY = Duration.ZERO;
+  public static final long DEFAULT_PREALLOCATE_BYTES = 4L << 20;
+  public static final long MAX_PREALLOCATE_BYTES = 1L << 30;
 
   public JournalOptions {
     Objects.requireNonNull(dir, "store.journal.dir");
@@ -63,6 +70,10 @@ public record JournalOptions(
     if (maxGroupDelay.isNegative() || maxGroupDelay.compareTo(Duration.ofSeconds(1)) > 0) {
       throw bad("maxGroupDelay", maxGroupDelay, "a duration from 0 to 1s");
     }
+    if (preallocateBytes < 0 || preallocateBytes > MAX_PREALLOCATE_BYTES) {
+      throw bad(
+          "preallocateBytes", preallocateBytes, "0 (off) to " + MAX_PREALLOCATE_BYTES + " bytes");
+    }
   }
 
   private static IllegalArgumentException bad(String key, Object value, String expected) {
@@ -80,7 +91,8 @@ public record JournalOptions(
         DEFAULT_COMPACT_RATIO,
         DEFAULT_MAX_GROUP_RECORDS,
         DEFAULT_MAX_GROUP_BYTES,
-        DEFAULT_MAX_GROUP_DELAY);
+        DEFAULT_MAX_GROUP_DELAY,
+        DEFAULT_PREALLOCATE_BYTES);
   }
 
   public JournalOptions withMaxResultBytes(int bytes) {
@@ -92,7 +104,8 @@ public record JournalOptions(
         compactRatio,
         maxGroupRecords,
         maxGroupBytes,
-        maxGroupDelay);
+        maxGroupDelay,
+        preallocateBytes);
   }
 
   public JournalOptions withClock(InstantSource c) {
@@ -104,17 +117,48 @@ public record JournalOptions(
         compactRatio,
         maxGroupRecords,
         maxGroupBytes,
-        maxGroupDelay);
+        maxGroupDelay,
+        preallocateBytes);
   }
 
   /** Compaction runs once the journal exceeds {@code minBytes} and {@code ratio} × live bytes. */
   public JournalOptions withCompaction(long minBytes, double ratio) {
     return new JournalOptions(
-        dir, maxResultBytes, clock, minBytes, ratio, maxGroupRecords, maxGroupBytes, maxGroupDelay);
+        dir,
+        maxResultBytes,
+        clock,
+        minBytes,
+        ratio,
+        maxGroupRecords,
+        maxGroupBytes,
+        maxGroupDelay,
+        preallocateBytes);
   }
 
   public JournalOptions withGroup(int records, int bytes, Duration delay) {
     return new JournalOptions(
-        dir, maxResultBytes, clock, compactMinBytes, compactRatio, records, bytes, delay);
+        dir,
+        maxResultBytes,
+        clock,
+        compactMinBytes,
+        compactRatio,
+        records,
+        bytes,
+        delay,
+        preallocateBytes);
+  }
+
+  /** The writer keeps {@code bytes} of zeros allocated ahead of its frames; 0 turns it off. */
+  public JournalOptions withPreallocation(long bytes) {
+    return new JournalOptions(
+        dir,
+        maxResultBytes,
+        clock,
+        compactMinBytes,
+        compactRatio,
+        maxGroupRecords,
+        maxGroupBytes,
+        maxGroupDelay,
+        bytes);
   }
 }

@@ -17,15 +17,21 @@ import java.nio.file.Path;
  * A bad frame followed by a valid one, a bad frame in any other file, or a frame whose checksum
  * holds but whose records do not decode, is corruption: reading stops with {@link
  * StoreException.Code#CORRUPT} naming the file and byte offset.
+ *
+ * <p>Files of format 3 and later may end in zeros the writer allocated ahead of its frames; a frame
+ * header of zeros followed only by zeros is the clean end of such a file, not a torn tail. A zero
+ * header followed by anything else is a bad frame like any other.
  */
 final class JournalReader {
   /**
    * How a file ended: {@code validEnd} is the end of the last whole frame; {@code tornBytes} is how
-   * many bytes follow it (zero when the file ended cleanly).
+   * many bytes follow it (zero when the file ended cleanly); {@code zeroBytes} is how many
+   * preallocated zero bytes follow a clean end.
    */
-  record End(long validEnd, long tornBytes, int formatVersion) {}
+  record End(long validEnd, long tornBytes, long zeroBytes, int formatVersion) {}
 
   private static final int MAX_TAIL_SCAN = Integer.MAX_VALUE - 64;
+  private static final int ZERO_SCAN_CHUNK = 1 << 16;
 
   private JournalReader() {}
 
@@ -65,6 +71,12 @@ final class JournalReader {
         readFully(ch, frameHeader.clear(), pos);
         length = frameHeader.getInt(0);
         int crc = frameHeader.getInt(4);
+        if (length == 0
+            && crc == 0
+            && JournalFormat.allowsZeroTail(version)
+            && zerosToEnd(ch, pos + JournalFormat.FRAME_HEADER_BYTES, size)) {
+          return new End(pos, 0, size - pos, version);
+        }
         if (length <= 0 || length > size - pos - JournalFormat.FRAME_HEADER_BYTES) {
           problem = length <= 0 ? "frame length " + length + " out of range" : "frame cut short";
         } else {
@@ -92,7 +104,7 @@ final class JournalReader {
                   + next
                   + " (corruption in the middle, not a torn write)");
         }
-        return new End(pos, size - pos, version);
+        return new End(pos, size - pos, 0, version);
       }
       long framePos = pos;
       try {
@@ -103,7 +115,23 @@ final class JournalReader {
       }
       pos += JournalFormat.FRAME_HEADER_BYTES + length;
     }
-    return new End(pos, 0, version);
+    return new End(pos, 0, 0, version);
+  }
+
+  /** Whether every byte from {@code from} to {@code size} is zero. */
+  private static boolean zerosToEnd(FileChannel ch, long from, long size) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate((int) Math.min(ZERO_SCAN_CHUNK, Math.max(0, size - from)));
+    for (long p = from; p < size; ) {
+      buf.clear().limit((int) Math.min(buf.capacity(), size - p));
+      readFully(ch, buf, p);
+      for (int i = 0; i < buf.limit(); i++) {
+        if (buf.get(i) != 0) {
+          return false;
+        }
+      }
+      p += buf.limit();
+    }
+    return true;
   }
 
   /** The offset of the first whole, valid frame at or after {@code from}, or -1. */

@@ -19,7 +19,9 @@ final class Recovery {
 
   /**
    * What recovery found: the live records, the newest snapshot's sequence (0: none), the segment to
-   * continue writing (open, its torn tail removed) and the bytes of all other files.
+   * continue writing (open, its torn tail removed), where its records end ({@code segmentSize}) and
+   * its file ends ({@code segmentFileSize}: larger by the zeros allocated ahead), and the bytes of
+   * all other files.
    */
   record Result(
       LogState state,
@@ -27,6 +29,7 @@ final class Recovery {
       FileChannel segment,
       long segmentSeq,
       long segmentSize,
+      long segmentFileSize,
       int segmentVersion,
       long closedBytes) {}
 
@@ -85,13 +88,15 @@ final class Recovery {
           ch,
           seq,
           JournalFormat.HEADER_BYTES,
+          JournalFormat.HEADER_BYTES,
           JournalFormat.FORMAT_VERSION,
           closedBytes);
     }
     long last = segments.lastKey();
     for (Map.Entry<Long, Path> s : segments.headMap(last).entrySet()) {
-      readStrict(dir, s.getValue(), JournalFormat.KIND_SEGMENT, s.getKey(), state);
-      closedBytes += Files.size(s.getValue());
+      // Records only: a segment closed by a crash may still end in zeros allocated ahead.
+      closedBytes +=
+          readStrict(dir, s.getValue(), JournalFormat.KIND_SEGMENT, s.getKey(), state).validEnd();
     }
     Path tail = segments.get(last);
     FileChannel ch = dir.channels().open(tail, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -114,7 +119,14 @@ final class Recovery {
                 + " intact");
       }
       return new Result(
-          state, snapshot, ch, last, end.validEnd(), end.formatVersion(), closedBytes);
+          state,
+          snapshot,
+          ch,
+          last,
+          end.validEnd(),
+          end.validEnd() + end.zeroBytes(),
+          end.formatVersion(),
+          closedBytes);
     } catch (IOException | RuntimeException e) {
       JournalDir.closeQuietly(ch);
       throw e;
@@ -122,10 +134,10 @@ final class Recovery {
   }
 
   /** Reads a file that must be whole (a snapshot, or a segment that is not the newest). */
-  static void readStrict(JournalDir dir, Path file, short kind, long seq, RecordCodec.Sink sink)
-      throws IOException {
+  static JournalReader.End readStrict(
+      JournalDir dir, Path file, short kind, long seq, RecordCodec.Sink sink) throws IOException {
     try (FileChannel ch = dir.channels().open(file, StandardOpenOption.READ)) {
-      JournalReader.read(ch, file, kind, seq, false, sink);
+      return JournalReader.read(ch, file, kind, seq, false, sink);
     }
   }
 }

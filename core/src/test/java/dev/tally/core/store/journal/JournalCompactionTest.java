@@ -54,8 +54,12 @@ class JournalCompactionTest {
     }
   }
 
+  /** Without preallocation, so that the directory's bytes are its records'. */
   private JournalOptions options() {
-    return JournalOptions.defaults(dir).withClock(clock).withMaxResultBytes(256);
+    return JournalOptions.defaults(dir)
+        .withClock(clock)
+        .withMaxResultBytes(256)
+        .withPreallocation(0);
   }
 
   private JournalExecutionStore open(Compactor.Hooks hooks) {

@@ -48,8 +48,10 @@ class JournalRecoveryTest {
     }
   }
 
+  /** Without preallocation, so that a segment's size is where its last frame ends. */
   private JournalExecutionStore open() {
-    return JournalExecutionStore.open(JournalOptions.defaults(dir).withClock(clock));
+    return JournalExecutionStore.open(
+        JournalOptions.defaults(dir).withClock(clock).withPreallocation(0));
   }
 
   private Execution claim(JournalExecutionStore s) {
