@@ -1,10 +1,9 @@
 package dev.tally.core.audit;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.MatchKind;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -20,6 +19,9 @@ final class ActivityEntries {
   static final int MAX_NAME = 256;
   static final int MAX_SUMMARY = 1024;
 
+  /** The most members an activity entry has, with {@code v}, {@code seq} and {@code prev}. */
+  private static final int MEMBERS = 25;
+
   private ActivityEntries() {}
 
   /** Whether the change from {@code before} to {@code after} is worth an entry. */
@@ -30,64 +32,77 @@ final class ActivityEntries {
         || !Objects.equals(owner(before), owner(after));
   }
 
-  static ObjectNode transition(
-      Execution before, Execution after, String target, SessionRef session, Instant now) {
+  /** The entry of a transition, at the time the new state was entered (else {@code clock}'s). */
+  static FlatEntry transition(
+      Execution before, Execution after, String target, SessionRef session, InstantSource clock) {
     Instant at = after.at(after.state());
-    ObjectNode e = common(TRANSITION, after, target, session, at != null ? at : now);
+    return entry(
+        TRANSITION, after, before, null, target, session, at != null ? at : clock.instant());
+  }
+
+  static FlatEntry retry(
+      Execution execution, RetryOutcome outcome, String target, SessionRef session, Instant at) {
+    return entry(RETRY, execution, null, outcome, target, session, at);
+  }
+
+  /**
+   * A transition entry ({@code outcome} null) or a retry entry. Members are added in canonical
+   * (sorted) order, which {@link FlatEntry} takes at one comparison each.
+   */
+  private static FlatEntry entry(
+      String type,
+      Execution x,
+      Execution before,
+      RetryOutcome outcome,
+      String target,
+      SessionRef session,
+      Instant at) {
+    boolean transition = outcome == null;
+    FlatEntry e = new FlatEntry(MEMBERS);
+    e.put("actor", Text.clean(x.actor(), MAX_NAME));
+    e.put(EntryCodec.AT, at.toString());
+    if (transition && x.awaitingInput()) {
+      e.put("awaiting_input", "yes");
+    }
+    e.put("class", x.toolClass().wireName());
+    e.put("execution", x.id().value());
+    e.put("fingerprint", Text.clean(x.fingerprint(), MAX_NAME));
     if (before != null) {
       e.put("from", before.state().wireName());
     }
-    String owner = owner(after);
+    e.put("match", matchName(x.matchKind()));
+    if (!transition) {
+      e.put("outcome", outcome.wireName());
+    }
+    String owner = transition ? owner(x) : null;
     if (owner != null) {
       e.put("owner", Text.clean(owner, MAX_NAME));
     }
-    if (after.targetStatus() != null) {
-      e.put("target_status", after.targetStatus().intValue());
+    if (transition && x.result() != null) {
+      e.put("result", x.result().isError() ? "tool_error" : "ok");
+      e.put("result_bytes", x.result().bytes());
+      e.put("result_retained", x.result().retained() ? "yes" : "no");
     }
-    if (after.error() != null) {
-      e.put("rpc_error", after.error().code());
+    if (transition && x.error() != null) {
+      e.put("rpc_error", x.error().code());
     }
-    if (after.result() != null) {
-      e.put("result", after.result().isError() ? "tool_error" : "ok");
-      e.put("result_bytes", after.result().bytes());
-      e.put("result_retained", after.result().retained() ? "yes" : "no");
-    }
-    if (after.awaitingInput()) {
-      e.put("awaiting_input", "yes");
-    }
-    if (!after.summary().isEmpty()) {
-      e.put("summary", Text.clean(after.summary(), MAX_SUMMARY));
-    }
-    return e;
-  }
-
-  static ObjectNode retry(
-      Execution execution, RetryOutcome outcome, String target, SessionRef session, Instant at) {
-    ObjectNode e = common(RETRY, execution, target, session, at);
-    e.put("outcome", outcome.wireName());
-    return e;
-  }
-
-  private static ObjectNode common(
-      String type, Execution x, String target, SessionRef session, Instant at) {
-    ObjectNode e = JsonNodeFactory.instance.objectNode();
-    e.put(EntryCodec.TYPE, type);
-    e.put(EntryCodec.AT, at.toString());
-    e.put("execution", x.id().value());
-    e.put("version", x.version());
-    e.put("state", x.state().wireName());
-    e.put("actor", Text.clean(x.actor(), MAX_NAME));
-    e.put("tool", Text.clean(x.tool(), MAX_NAME));
-    e.put("class", x.toolClass().wireName());
-    e.put("fingerprint", Text.clean(x.fingerprint(), MAX_NAME));
-    e.put("match", matchName(x.matchKind()));
     e.put("scope", Text.clean(x.intentScope(), MAX_NAME));
-    if (target != null) {
-      e.put("target", target);
-    }
     if (session != null) {
       e.put("session", session.journalValue());
     }
+    e.put("state", x.state().wireName());
+    if (transition && !x.summary().isEmpty()) {
+      e.put("summary", Text.clean(x.summary(), MAX_SUMMARY));
+    }
+    if (target != null) {
+      e.put("target", target);
+    }
+    if (transition && x.targetStatus() != null) {
+      e.put("target_status", x.targetStatus().intValue());
+    }
+    e.put("tool", Text.clean(x.tool(), MAX_NAME));
+    e.put(EntryCodec.TYPE, type);
+    e.put("version", x.version());
     return e;
   }
 

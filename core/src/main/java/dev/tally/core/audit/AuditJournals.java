@@ -1,6 +1,5 @@
 package dev.tally.core.audit;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.execution.Execution;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -144,8 +143,7 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
     Objects.requireNonNull(after, "after");
     if (ActivityEntries.isRecorded(before, after)) {
       activity.append(
-          ActivityEntries.transition(
-              before, after, options.target(), session, options.clock().instant()));
+          ActivityEntries.transition(before, after, options.target(), session, options.clock()));
     }
   }
 
@@ -161,7 +159,7 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   public void session(SessionSeen seen) {
     Objects.requireNonNull(seen, "seen");
     synchronized (tracker) {
-      ObjectNode entry = tracker.observe(seen);
+      FlatEntry entry = tracker.observe(seen);
       if (entry != null) {
         sessions.append(entry);
       }
@@ -197,7 +195,7 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   public void close() {
     try {
       synchronized (tracker) {
-        for (ObjectNode entry : tracker.drain()) {
+        for (FlatEntry entry : tracker.drain()) {
           sessions.append(entry);
         }
       }

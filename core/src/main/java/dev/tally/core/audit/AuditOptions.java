@@ -25,7 +25,10 @@ import java.util.Objects;
  * @param target the upstream identity written to activity entries (the sidecar's upstream, the
  *     filter's application), or {@code null}
  * @param clock the time source for checkpoints and creation entries without a state time
- * @param canonicalizer RFC 8785 canonical JSON; {@link Canonicalizer#jcs()} in production
+ * @param canonicalizer RFC 8785 canonical JSON, used to check a journal's chain when it is opened
+ *     and for an entry the writer's own flat canonical form does not cover (a lone surrogate, an
+ *     integer beyond 2<sup>53</sup>−1; Tally's entries hold neither); {@link Canonicalizer#jcs()}
+ *     in production
  */
 public record AuditOptions(
     int checkpointEvery,

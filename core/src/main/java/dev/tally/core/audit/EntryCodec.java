@@ -37,6 +37,9 @@ final class EntryCodec {
   static final String KEY = "key";
   static final String SIG = "sig";
 
+  private static final byte[] HASH_MEMBER =
+      ("\"" + HASH + "\":\"").getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] LINE_END = {'"', '}', '\n'};
   private static final byte[] CHECKPOINT_DOMAIN =
       "tally-audit-checkpoint-v1\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -56,24 +59,27 @@ final class EntryCodec {
     this.canonicalizer = canonicalizer;
   }
 
-  /** An encoded entry: its hash and its line (with the final newline). */
-  record Encoded(String hash, byte[] line) {}
-
   byte[] canonicalize(ObjectNode entry) {
     return canonicalizer.canonicalize(entry);
   }
 
-  /** Encodes {@code entry} (which has {@code v}, {@code seq} and {@code prev}, but no hash). */
-  Encoded encode(ObjectNode entry, String prevHash) {
-    byte[] canonical = FlatCanonicalizer.canonicalize(entry);
-    if (canonical == null) {
-      canonical = canonicalize(entry);
+  /**
+   * Turns the canonical bytes of one entry, {@code out[start, size)}, into its line: the hash
+   * member inserted before the closing brace, then the newline. The writer's counterpart of {@link
+   * #line(byte[], String)}, which the verifier uses.
+   */
+  static void completeLine(LineBuffer out, int start, byte[] hash) {
+    int end = out.size();
+    if (end - start < 2 || out.get(end - 1) != '}') {
+      throw new IllegalArgumentException("not the canonical form of an object");
     }
-    String hash = hash(prevHash, canonical);
-    byte[] body = line(canonical, hash);
-    byte[] withNewline = Arrays.copyOf(body, body.length + 1);
-    withNewline[body.length] = '\n';
-    return new Encoded(hash, withNewline);
+    out.size(end - 1);
+    if (end - start > 2) {
+      out.put((byte) ',');
+    }
+    out.put(HASH_MEMBER);
+    out.putHex(hash);
+    out.put(LINE_END);
   }
 
   static String hash(String prevHash, byte[] canonical) {

@@ -1,14 +1,13 @@
 package dev.tally.core.audit;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestException;
+import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Set;
@@ -21,9 +20,16 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Implementation note: two locks. {@code lock} guards the chain state and the buffer; {@code
  * writeLock} serializes writers so buffers reach the file in order. A flusher takes {@code
- * writeLock} first and {@code lock} only to swap the buffer; an append never waits for a disk.
+ * writeLock} first and {@code lock} only to swap the buffer; an append never waits for a disk. An
+ * entry is written in place: its canonical bytes straight into the pending buffer, hashed there
+ * with the chain's digest, then completed to its line ({@link EntryCodec#completeLine}).
  */
 final class Journal {
+  private static final int INITIAL_BUFFER = 8192;
+
+  /** Room for a checkpoint's members (eight, and the signature). */
+  private static final int CHECKPOINT_MEMBERS = 9;
+
   private final Path file;
   private final String name;
   private final FileChannel ch;
@@ -36,11 +42,16 @@ final class Journal {
 
   // Guarded by lock.
   private long seq;
-  private String prev;
+  private byte[] prev; // the raw hash of entry seq (all zeros before the first entry)
+  private byte[] next = new byte[Hashes.SHA256_BYTES]; // where the next entry's hash is computed
+  private final MessageDigest sha256 = Hashes.sha256();
   private int unsigned;
   private Instant firstUnsignedAt;
-  private ByteArrayOutputStream pending = new ByteArrayOutputStream(8192);
+  private LineBuffer pending = new LineBuffer(INITIAL_BUFFER);
   private boolean closed;
+
+  // Guarded by writeLock: the buffer flushed last, emptied, to become the next pending buffer.
+  private LineBuffer spare = new LineBuffer(INITIAL_BUFFER);
 
   // Written under writeLock.
   private volatile long durableSeq;
@@ -60,7 +71,7 @@ final class Journal {
     this.codec = codec;
     this.options = options;
     this.seq = state.lastSeq();
-    this.prev = state.lastHash();
+    this.prev = Hashes.unhex(state.lastHash());
     this.durableSeq = state.lastSeq();
     if (!state.signed()) {
       unsigned = 1;
@@ -121,7 +132,7 @@ final class Journal {
   }
 
   /** Buffers one entry (the body without {@code v}, {@code seq}, {@code prev}, {@code hash}). */
-  void append(ObjectNode body) {
+  void append(FlatEntry body) {
     int buffered;
     synchronized (lock) {
       ensureWritable();
@@ -158,31 +169,60 @@ final class Journal {
             || !now.isBefore(firstUnsignedAt.plus(options.checkpointInterval())));
   }
 
-  private void appendLocked(ObjectNode body) {
-    body.put(EntryCodec.V, EntryCodec.VERSION);
-    body.put(EntryCodec.SEQ, seq + 1);
-    body.put(EntryCodec.PREV, prev);
-    EntryCodec.Encoded e = codec.encode(body, prev);
-    pending.writeBytes(e.line());
+  private void appendLocked(FlatEntry body) {
+    addChainMembers(body);
+    writeLocked(body);
+  }
+
+  private void addChainMembers(FlatEntry entry) {
+    entry.put(EntryCodec.V, EntryCodec.VERSION);
+    entry.put(EntryCodec.SEQ, seq + 1);
+    entry.putHash(EntryCodec.PREV, prev);
+  }
+
+  /** Writes the line of {@code entry} (which has its chain members) and moves the chain on. */
+  private void writeLocked(FlatEntry entry) {
+    int start = pending.size();
+    try {
+      if (!entry.writeCanonical(pending)) {
+        pending.put(codec.canonicalize(entry.toTree()));
+      }
+      sha256.update(prev);
+      sha256.update(pending.array(), start, pending.size() - start);
+      sha256.digest(next, 0, next.length);
+      EntryCodec.completeLine(pending, start, next);
+    } catch (DigestException e) {
+      pending.size(start);
+      throw new IllegalStateException("SHA-256 refused a 32-byte output buffer", e);
+    } catch (RuntimeException | Error e) {
+      pending.size(start);
+      sha256.reset();
+      throw e;
+    }
+    byte[] t = prev;
+    prev = next;
+    next = t;
     seq++;
-    prev = e.hash();
   }
 
   private void checkpointLocked(Instant now) {
-    ObjectNode cp = JsonNodeFactory.instance.objectNode();
-    cp.put(EntryCodec.TYPE, EntryCodec.CHECKPOINT);
+    FlatEntry cp = new FlatEntry(CHECKPOINT_MEMBERS);
     cp.put(EntryCodec.AT, now.toString());
+    cp.putHash(EntryCodec.COVERS_HASH, prev);
     cp.put(EntryCodec.COVERS_SEQ, seq);
-    cp.put(EntryCodec.COVERS_HASH, prev);
     cp.put(EntryCodec.KEY, key.publicKey().keyId());
-    cp.put(EntryCodec.V, EntryCodec.VERSION);
-    cp.put(EntryCodec.SEQ, seq + 1);
-    cp.put(EntryCodec.PREV, prev);
-    byte[] signed = EntryCodec.checkpointMessage(name, codec.canonicalize(cp));
+    cp.put(EntryCodec.TYPE, EntryCodec.CHECKPOINT);
+    addChainMembers(cp);
+    byte[] signed = EntryCodec.checkpointMessage(name, canonical(cp));
     cp.put(EntryCodec.SIG, Base64.getEncoder().encodeToString(key.sign(signed)));
-    appendLocked(cp);
+    writeLocked(cp);
     unsigned = 0;
     firstUnsignedAt = null;
+  }
+
+  private byte[] canonical(FlatEntry entry) {
+    LineBuffer out = new LineBuffer(512);
+    return entry.writeCanonical(out) ? out.toByteArray(0) : codec.canonicalize(entry.toTree());
   }
 
   /** Writes and fsyncs every entry buffered before this call; one fsync covers them all. */
@@ -199,16 +239,17 @@ final class Journal {
       if (durableSeq >= target) {
         return;
       }
-      byte[] chunk;
+      LineBuffer chunk;
       long upTo;
       synchronized (lock) {
         ensureNotFailed();
-        chunk = pending.toByteArray();
-        pending.reset();
+        chunk = pending;
+        pending = spare != null ? spare : new LineBuffer(INITIAL_BUFFER);
+        spare = null;
         upTo = seq;
       }
       try {
-        ByteBuffer buf = ByteBuffer.wrap(chunk);
+        ByteBuffer buf = chunk.asByteBuffer();
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
@@ -218,6 +259,8 @@ final class Journal {
         throw new AuditException(
             AuditException.Code.IO, file + ": write failed; no further entries: " + e, e);
       }
+      chunk.clear();
+      spare = chunk;
       durableSeq = upTo;
     } finally {
       writeLock.unlock();

@@ -1,7 +1,5 @@
 package dev.tally.core.audit;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +16,9 @@ final class SessionTracker {
   static final String SESSION = "session";
   private static final int MAX_CLIENT = 128;
   private static final int MAX_PROTOCOL = 32;
+
+  /** The most members a session entry has, with {@code v}, {@code seq} and {@code prev}. */
+  private static final int MEMBERS = 14;
 
   private static final class Known {
     String kind;
@@ -47,7 +48,7 @@ final class SessionTracker {
   }
 
   /** The entry body this sighting calls for, or {@code null}. */
-  ObjectNode observe(SessionSeen s) {
+  FlatEntry observe(SessionSeen s) {
     String ref = s.session().journalValue();
     String actor = Text.clean(s.actor(), ActivityEntries.MAX_NAME);
     Known k = known.get(ref);
@@ -96,8 +97,8 @@ final class SessionTracker {
   }
 
   /** {@code updated} entries for sessions seen since their last entry (called on close). */
-  List<ObjectNode> drain() {
-    List<ObjectNode> out = new ArrayList<>();
+  List<FlatEntry> drain() {
+    List<FlatEntry> out = new ArrayList<>();
     for (Map.Entry<String, Known> e : known.entrySet()) {
       Known k = e.getValue();
       if (k.lastSeen.isAfter(k.lastWritten)) {
@@ -107,24 +108,25 @@ final class SessionTracker {
     return out;
   }
 
-  private static ObjectNode written(String ref, Known k, String event) {
+  /** The entry for {@code k} now; members in canonical (sorted) order, see {@link FlatEntry}. */
+  private static FlatEntry written(String ref, Known k, String event) {
     k.lastWritten = k.lastSeen;
-    ObjectNode e = JsonNodeFactory.instance.objectNode();
-    e.put(EntryCodec.TYPE, SESSION);
-    e.put(EntryCodec.AT, k.lastSeen.toString());
-    e.put("session", ref);
-    e.put("kind", k.kind);
-    e.put("event", event);
-    e.put("first_seen", k.firstSeen.toString());
-    e.put("last_seen", k.lastSeen.toString());
+    FlatEntry e = new FlatEntry(MEMBERS);
     e.put("actor", k.actor);
+    e.put(EntryCodec.AT, k.lastSeen.toString());
     putIfPresent(e, "client_name", k.clientName);
     putIfPresent(e, "client_version", k.clientVersion);
+    e.put("event", event);
+    e.put("first_seen", k.firstSeen.toString());
+    e.put("kind", k.kind);
+    e.put("last_seen", k.lastSeen.toString());
     putIfPresent(e, "protocol", k.protocol);
+    e.put("session", ref);
+    e.put(EntryCodec.TYPE, SESSION);
     return e;
   }
 
-  private static void putIfPresent(ObjectNode e, String field, String value) {
+  private static void putIfPresent(FlatEntry e, String field, String value) {
     if (value != null) {
       e.put(field, value);
     }

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Journal bytes are a persisted format: a fixed sequence of reports under a fixed clock and key
- * writes exactly the committed {@code golden/*.jsonl}, which the writer of Tally 0.1 (a Jackson
- * tree per entry, canonicalized by {@code FlatCanonicalizer} or RFC 8785) produced. A writer change
- * that alters one byte of a new line fails here.
+ * writes exactly the committed {@code golden/*.jsonl}, which the writer before {@link FlatEntry} (a
+ * Jackson tree per entry, canonicalized by {@code FlatCanonicalizer} or the general canonicalizer)
+ * produced. A writer change that alters one byte of a new line fails here.
  */
 class AuditJournalsGoldenTest {
   /** A test key (seed 0, 1, …, 31), not a secret. */

@@ -1,5 +1,6 @@
 package dev.tally.core.audit;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.contract.ToolClass;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
@@ -137,6 +138,16 @@ final class Fixtures {
       out.write('\n');
     }
     return out.toByteArray();
+  }
+
+  /**
+   * The line of {@code entry} (which has {@code v}, {@code seq} and {@code prev} but no hash),
+   * without the newline, as any writer of the format writes it: canonical form by the test
+   * canonicalizer, hash over {@code prev}.
+   */
+  static byte[] line(ObjectNode entry, String prev) {
+    byte[] canonical = SortedKeysCanonicalizer.INSTANCE.canonicalize(entry);
+    return EntryCodec.line(canonical, EntryCodec.hash(prev, canonical));
   }
 
   static Path activity(Path dir) {

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,25 +24,30 @@ class FormatEvolutionTest {
 
   @TempDir Path dir;
 
-  private void write(ObjectNode... bodies) {
+  /**
+   * Writes {@code bodies} as a later writer of the format might (any JSON values), then opens the
+   * journal, which checks them and signs them with a checkpoint.
+   */
+  private void write(ObjectNode... bodies) throws IOException {
     SigningKey key = SigningKey.create(dir.resolve(AuditFiles.SIGNING_KEY));
-    java.nio.file.Path pub = dir.resolve(AuditFiles.PUBLIC_KEY);
-    try {
-      java.nio.file.Files.writeString(pub, key.publicKey().toText());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    AuditOptions options = Fixtures.options(new MutableClock(T0));
-    Journal activity = Journal.open(dir.resolve(AuditFiles.ACTIVITY), key, options);
+    Files.writeString(dir.resolve(AuditFiles.PUBLIC_KEY), key.publicKey().toText());
+    List<byte[]> lines = new ArrayList<>();
+    String prev = Hashes.ZERO_HASH;
     for (ObjectNode b : bodies) {
-      activity.append(b);
+      b.put("v", EntryCodec.VERSION).put("seq", lines.size() + 1).put("prev", prev);
+      byte[] line = Fixtures.line(b, prev);
+      prev = EntryCodec.STRICT.readTree(line).get("hash").asText();
+      lines.add(line);
     }
-    activity.close();
+    Path activity = dir.resolve(AuditFiles.ACTIVITY);
+    Files.write(activity, Fixtures.join(lines));
+    AuditOptions options = Fixtures.options(new MutableClock(T0));
+    Journal.open(activity, key, options).close();
     Journal.open(dir.resolve(AuditFiles.SESSIONS), key, options).close();
   }
 
   @Test
-  void entriesWithUnknownFieldsAndWithoutOptionalOnesVerifyAndRender() {
+  void entriesWithUnknownFieldsAndWithoutOptionalOnesVerifyAndRender() throws IOException {
     ObjectNode future = F.objectNode();
     future.put("type", "transition").put("execution", ID).put("state", "accepted");
     future.put("at", T0.toString()).put("actor", "alice").put("tool", "refund");
@@ -80,7 +89,7 @@ class FormatEvolutionTest {
     ObjectNode e = F.objectNode();
     e.put("type", "transition").put("execution", ID).put("state", "accepted");
     write(e);
-    java.nio.file.Files.writeString(
+    Files.writeString(
         dir.resolve(AuditFiles.ACTIVITY), "not json\n", java.nio.file.StandardOpenOption.APPEND);
     assertThat(AuditTimeline.render(dir, Optional.empty()))
         .contains(ID)
