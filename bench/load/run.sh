@@ -25,7 +25,8 @@
 # PG_SETTINGS (more server settings, "name=value ..."), SIDECAR_JVM (the sidecars' JVM options,
 # default "-Xms1g -Xmx1g"), JVM_<contender> (one contender's JVM options instead, "-" in its name
 # written "_", e.g. JVM_tally_zgc="-Xms1g -Xmx1g -XX:+UseZGC"), JAVA_<contender> (its java
-# executable instead of the java on PATH).
+# executable instead of the java on PATH), CONFIG_<contender> (its Tally config file instead of
+# load/tally-bench.yaml).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -216,14 +217,14 @@ start_sidecar() { # name store loops native index [jar]
     port=$((PORT_BASE + 10 + 2 * i + 40 * (r - 1)))
     admin=$((port + 1))
     port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
-    local jfr=() jvm_var="JVM_${name//-/_}" java_var="JAVA_${name//-/_}" jvm
-    local java_bin=${!java_var:-java}
+    local jfr=() jvm_var="JVM_${name//-/_}" java_var="JAVA_${name//-/_}" config_var="CONFIG_${name//-/_}" jvm
+    local java_bin=${!java_var:-java} config=${!config_var:-$HERE/tally-bench.yaml}
     read -r -a jvm <<<"${!jvm_var:-$SIDECAR_JVM}"
     [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$label.jfr,settings=profile")
     (cd "$OUT" && exec env "${env[@]}" "$java_bin" "${jvm[@]}" "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
       dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
       --listen "127.0.0.1:$port" --admin "127.0.0.1:$admin" --store "$st" \
-      --config "$HERE/tally-bench.yaml" --hmac-key-file "$OUT/hmac.keys") \
+      --config "$config" --hmac-key-file "$OUT/hmac.keys") \
       >"$OUT/$label.log" 2>&1 &
     PIDS+=($!)
     PIDOF[$label]=$!
@@ -235,7 +236,7 @@ start_sidecar() { # name store loops native index [jar]
     local transport=nio
     [[ $native == 1 ]] && transport=epoll
     log "sidecar $label: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$label]}"
-    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport java=$java_bin jvm=\"${jvm[*]}\"" >>"$OUT/config.txt"
+    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport java=$java_bin jvm=\"${jvm[*]}\" config=${config##*/}" >>"$OUT/config.txt"
   done
 }
 
