@@ -298,7 +298,7 @@ class AuditVerifierTest {
     cp.remove("hash");
     cp.remove("sig");
     cp.put("key", claimedKeyId);
-    byte[] canonical = SortedKeysCanonicalizer.INSTANCE.canonicalize(cp);
+    byte[] canonical = Canonicalizer.jcs().canonicalize(cp);
     byte[] sig = with.sign(EntryCodec.checkpointMessage("activity", canonical));
     cp.put("sig", Base64.getEncoder().encodeToString(sig));
     lines.set(last, rehash(cp, cp.get("prev").asText()));

@@ -29,12 +29,12 @@ final class Fixtures {
   static AuditOptions options(InstantSource clock) {
     return AuditOptions.defaults()
         .withClock(clock)
-        .withCanonicalizer(SortedKeysCanonicalizer.INSTANCE)
+        .withCanonicalizer(Canonicalizer.jcs())
         .withTarget("billing-api");
   }
 
   static AuditVerifier verifier() {
-    return AuditVerifier.create(SortedKeysCanonicalizer.INSTANCE);
+    return AuditVerifier.create(Canonicalizer.jcs());
   }
 
   static Execution accepted(String actor, String tool, String fingerprint, Instant at) {
@@ -146,7 +146,7 @@ final class Fixtures {
    * canonicalizer, hash over {@code prev}.
    */
   static byte[] line(ObjectNode entry, String prev) {
-    byte[] canonical = SortedKeysCanonicalizer.INSTANCE.canonicalize(entry);
+    byte[] canonical = Canonicalizer.jcs().canonicalize(entry);
     return EntryCodec.line(canonical, EntryCodec.hash(prev, canonical));
   }
 
