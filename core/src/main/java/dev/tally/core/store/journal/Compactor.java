@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,13 +80,7 @@ final class Compactor implements GroupWriter.AfterGroup {
     this.ratio = options.compactRatio();
     this.hooks = hooks;
     this.snapshotSeq = snapshotSeq;
-    this.executor =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "tally-journal-compactor");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = DaemonThreads.single("tally-journal-compactor");
   }
 
   @Override

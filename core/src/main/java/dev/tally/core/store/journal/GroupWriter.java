@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -343,13 +342,7 @@ final class GroupWriter {
 
   private ExecutorService observerThread() {
     if (observerExecutor == null) {
-      observerExecutor =
-          Executors.newSingleThreadExecutor(
-              r -> {
-                Thread t = new Thread(r, "tally-journal-observer");
-                t.setDaemon(true);
-                return t;
-              });
+      observerExecutor = DaemonThreads.single("tally-journal-observer");
     }
     return observerExecutor;
   }

@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -121,13 +120,7 @@ final class Preallocator implements AutoCloseable {
 
   private ExecutorService executor() {
     if (executor == null) {
-      executor =
-          Executors.newSingleThreadExecutor(
-              r -> {
-                Thread t = new Thread(r, "tally-journal-allocator");
-                t.setDaemon(true);
-                return t;
-              });
+      executor = DaemonThreads.single("tally-journal-allocator");
     }
     return executor;
   }
