@@ -25,6 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
 final class Preallocator implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(JournalExecutionStore.class.getName());
   private static final int ZERO_BUFFER_BYTES = 1 << 20;
+  private static final long FIRST_BYTES = 64 * 1024;
 
   private final long chunk;
   private ExecutorService executor;
@@ -92,7 +93,9 @@ final class Preallocator implements AutoCloseable {
     }
     FileChannel ch = channel;
     long from = allocatedEnd;
-    long to = dataEnd + chunk;
+    // Nothing allocated ahead yet (a new segment): the writer would wait for this allocation
+    // before its first write, so make that one short; the next one fills the whole chunk.
+    long to = dataEnd + (allocatedEnd <= dataEnd ? Math.min(chunk, FIRST_BYTES) : chunk);
     try {
       pending = CompletableFuture.supplyAsync(() -> fill(ch, from, to), executor());
     } catch (RejectedExecutionException e) {
