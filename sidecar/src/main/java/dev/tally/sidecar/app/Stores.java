@@ -15,16 +15,17 @@ import java.util.List;
 /**
  * Opens the execution store a {@link StoreConfig} names.
  *
- * <p>Four JVM system properties tune the journal; they are a hook for crash tests and diagnosis,
+ * <p>Five JVM system properties tune the journal; they are a hook for crash tests and diagnosis,
  * not configuration (a bad value refuses the start like a bad key): {@value
  * #COMPACT_MIN_BYTES_PROPERTY} (default {@link JournalOptions#DEFAULT_COMPACT_MIN_BYTES}), {@value
  * #COMPACT_RATIO_PROPERTY} (default {@link JournalOptions#DEFAULT_COMPACT_RATIO}) and {@value
  * #GROUP_DELAY_PROPERTY} (milliseconds, 0–1000, default 0: {@link JournalOptions#maxGroupDelay()})
  * and {@value #PREALLOCATE_BYTES_PROPERTY} (default {@link
  * JournalOptions#DEFAULT_PREALLOCATE_BYTES}, 0 turns it off: {@link
- * JournalOptions#preallocateBytes()}). For example {@code java -Dtally.journal.compactMinBytes=0
- * -Dtally.journal.compactRatio=1 -jar tally-sidecar.jar serve ...} compacts after almost every
- * write.
+ * JournalOptions#preallocateBytes()}) and {@value #JOURNAL_MAX_BYTES_PROPERTY} (default half the
+ * maximum heap: {@link JournalOptions#maxBytes()}). For example {@code java
+ * -Dtally.journal.compactMinBytes=0 -Dtally.journal.compactRatio=1 -jar tally-sidecar.jar serve
+ * ...} compacts after almost every write.
  */
 public final class Stores {
   /** How long start-up waits for PostgreSQL (connect and migrate). */
@@ -42,6 +43,12 @@ public final class Stores {
    * refuses new calls only when in-flight and key-holding records alone fill it.
    */
   public static final String MEMORY_MAX_BYTES_PROPERTY = "tally.memory.maxBytes";
+
+  /**
+   * System property: the estimated heap the journal store's executions may take before new calls
+   * are refused (default half the maximum heap; 0: no bound).
+   */
+  public static final String JOURNAL_MAX_BYTES_PROPERTY = "tally.journal.maxBytes";
 
   /** System property: bytes of zeros the journal writer keeps allocated ahead of its records. */
   public static final String PREALLOCATE_BYTES_PROPERTY = "tally.journal.preallocateBytes";
@@ -83,7 +90,12 @@ public final class Stores {
                         PREALLOCATE_BYTES_PROPERTY,
                         d.preallocateBytes(),
                         JournalOptions.MAX_PREALLOCATE_BYTES,
-                        "0 (off) to " + JournalOptions.MAX_PREALLOCATE_BYTES + " bytes"))
+                        "0 (off) to " + JournalOptions.MAX_PREALLOCATE_BYTES + " bytes"),
+                    property(
+                        JOURNAL_MAX_BYTES_PROPERTY,
+                        d.maxBytes(),
+                        Long.MAX_VALUE,
+                        "0 (no bound) or a positive number of bytes"))
                 .withCompaction(
                     property(
                         COMPACT_MIN_BYTES_PROPERTY,

@@ -217,6 +217,18 @@ public final class TallyServer {
       counter(b, "tally_journal_bytes_total", "bytes written to the journal", s.bytesWritten());
       counter(b, "tally_journal_compactions_total", "journal compactions", s.compactions());
       held = s.executions();
+      if (s.maxBytes() > 0) {
+        gauge(
+            b,
+            "tally_journal_store_bytes",
+            "estimated heap of the executions the journal store keeps until their retention ends",
+            s.executionBytes());
+        gauge(
+            b,
+            "tally_journal_store_max_bytes",
+            "the bound beyond which new calls are refused (-Dtally.journal.maxBytes)",
+            s.maxBytes());
+      }
     }
     if (inner instanceof MemoryExecutionStore m) {
       MemoryExecutionStore.Usage u = m.usage();

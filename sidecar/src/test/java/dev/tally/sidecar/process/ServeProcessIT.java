@@ -135,6 +135,42 @@ class ServeProcessIT {
   }
 
   @Test
+  void aFullJournalStoreRefusesNewCallsClearlyAndSendsNothingUpstream() throws Exception {
+    List<String> jvm = new java.util.ArrayList<>(TallyProcess.SMALL_JVM);
+    jvm.add("-Dtally.journal.maxBytes=40000");
+    try (TallyProcess p =
+        TallyProcess.serve(dir, config(""), jvm, Map.of()).awaitListening(START)) {
+      McpClient.Answer refused = null;
+      int accepted = 0;
+      for (int i = 0; i < 500 && refused == null; i++) {
+        McpClient.Answer a =
+            client.call(p.mcp(), i, CountingUpstream.IRREVERSIBLE, "full-" + i, null, ANSWER);
+        if (a.isToolResult()) {
+          accepted++;
+        } else {
+          refused = a;
+        }
+      }
+      assertThat(refused).as("refused within 500 calls").isNotNull();
+      assertThat(accepted).isPositive();
+      assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+      assertThat(refused.body()).contains("STORE_UNAVAILABLE").doesNotContain("full-");
+      // Nothing unrecorded went upstream: every execution there is one the store holds.
+      assertThat(upstream.receipts("full-" + accepted)).isEmpty();
+      assertThat(upstream.receipts("full-" + (accepted - 1))).hasSize(1);
+
+      McpClient.Answer ready = client.get(p.admin("/readyz"));
+      assertThat(ready.status()).as(ready.body()).isEqualTo(503);
+      assertThat(ready.message().path("reason").asText()).contains("store");
+      String metrics = client.get(p.admin("/metrics")).body();
+      assertThat(metrics)
+          .containsPattern("(?m)^tally_journal_store_max_bytes 40000$")
+          .containsPattern("(?m)^tally_journal_store_bytes [1-9][0-9]*$")
+          .containsPattern("(?m)^tally_store_executions " + accepted + "$");
+    }
+  }
+
+  @Test
   void sigtermLetsASlowWriteFinishThenExitsZeroAndASecondServeOnTheJournalIsRefused()
       throws Exception {
     Path config = config("");

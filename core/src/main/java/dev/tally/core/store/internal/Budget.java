@@ -5,6 +5,8 @@ package dev.tally.core.store.internal;
  * Called inside the table's atomic per-record sections, so it must not touch the table.
  */
 interface Budget {
+  /** About what a new record with a short key, actor and tool weighs, with some margin. */
+  int TYPICAL_RECORD_WEIGHT = 2048;
 
   /** No bound: every record is admitted (the journal store keeps everything until purge). */
   Budget UNBOUNDED =

@@ -65,7 +65,7 @@ public final class ExecutionTable {
    */
   public record Stored(Execution execution, byte[] result, byte[] doc) {}
 
-  private ExecutionTable(int maxResultBytes, long maxWeightBytes) {
+  private ExecutionTable(int maxResultBytes, long maxWeightBytes, boolean retaining) {
     if (maxResultBytes < 0) {
       throw new IllegalArgumentException(
           "maxResultBytes: " + maxResultBytes + " (expected: zero or more bytes)");
@@ -74,6 +74,9 @@ public final class ExecutionTable {
     if (maxWeightBytes == 0) {
       this.slots = new ConcurrentHashMap<>();
       this.budget = Budget.UNBOUNDED;
+    } else if (retaining) {
+      this.slots = new ConcurrentHashMap<>();
+      this.budget = new RetainingBudget(maxWeightBytes);
     } else {
       if (maxWeightBytes < 0) {
         throw new IllegalArgumentException(
@@ -87,7 +90,20 @@ public final class ExecutionTable {
 
   /** A table that keeps every record until it is purged or removed (for the journal store). */
   public static ExecutionTable unbounded(int maxResultBytes) {
-    return new ExecutionTable(maxResultBytes, 0);
+    return new ExecutionTable(maxResultBytes, 0, false);
+  }
+
+  /**
+   * A table that keeps every record until it is purged or removed, and refuses a new record with
+   * {@link StoreException.Code#UNAVAILABLE} once all records take about {@code maxWeightBytes} of
+   * estimated heap (changes to held records and {@link #restore restored} ones always pass).
+   */
+  public static ExecutionTable retaining(int maxResultBytes, long maxWeightBytes) {
+    if (maxWeightBytes <= 0) {
+      throw new IllegalArgumentException(
+          "maxWeightBytes: " + maxWeightBytes + " (expected: a positive number of bytes)");
+    }
+    return new ExecutionTable(maxResultBytes, maxWeightBytes, true);
   }
 
   /**
@@ -100,7 +116,7 @@ public final class ExecutionTable {
       throw new IllegalArgumentException(
           "maxWeightBytes: " + maxWeightBytes + " (expected: a positive number of bytes)");
     }
-    return new ExecutionTable(maxResultBytes, maxWeightBytes);
+    return new ExecutionTable(maxResultBytes, maxWeightBytes, false);
   }
 
   /**
@@ -463,7 +479,10 @@ public final class ExecutionTable {
     return budget.hasRoom();
   }
 
-  /** Estimated bytes held by {@link #isPinned pinned} records (zero for an unbounded table). */
+  /**
+   * Estimated bytes held by {@link #isPinned pinned} records (by every record, for a retaining
+   * table; zero for an unbounded one).
+   */
   public long pinnedWeight() {
     return budget.pinnedWeight();
   }

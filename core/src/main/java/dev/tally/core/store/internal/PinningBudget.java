@@ -17,9 +17,6 @@ import java.util.function.Consumer;
  * evictable records together stay within {@code maxWeight} (give or take {@code maxWeight / 64}).
  */
 final class PinningBudget implements Budget {
-  /** About what a new record with a short key, actor and tool weighs, with some margin. */
-  private static final int TYPICAL_RECORD_WEIGHT = 2048;
-
   private final Cache<ExecutionId, Slot> cache;
   private final Policy.Eviction<ExecutionId, Slot> eviction;
   private final long maxWeight;

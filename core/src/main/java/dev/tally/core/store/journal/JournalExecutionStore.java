@@ -137,7 +137,10 @@ public final class JournalExecutionStore implements ExecutionStore {
     }
     JournalExecutionStore store;
     try {
-      ExecutionTable table = ExecutionTable.unbounded(options.maxResultBytes());
+      ExecutionTable table =
+          options.maxBytes() == 0
+              ? ExecutionTable.unbounded(options.maxResultBytes())
+              : ExecutionTable.retaining(options.maxResultBytes(), options.maxBytes());
       for (LogState.Entry e : recovered.state().entries()) {
         table.restore(e.execution(), e.result(), e.doc());
       }
@@ -422,10 +425,13 @@ public final class JournalExecutionStore implements ExecutionStore {
     return options.maxResultBytes();
   }
 
-  /** Open, and no write or fsync has failed since it was opened. */
+  /**
+   * Open, no write or fsync has failed since it was opened, and a typical new execution fits below
+   * {@link JournalOptions#maxBytes()} (for readiness: a full store refuses new calls).
+   */
   @Override
   public boolean isWritable() {
-    return !closed && writer.isWritable();
+    return !closed && writer.isWritable() && table.hasRoom();
   }
 
   /**
@@ -456,7 +462,9 @@ public final class JournalExecutionStore implements ExecutionStore {
         writer.recordsWritten(),
         writer.bytesWritten(),
         compactor.compactions(),
-        table.size());
+        table.size(),
+        table.pinnedWeight(),
+        options.maxBytes());
   }
 
   /** Starts a compaction now (unless one runs) and completes when it is done (tests, admin). */

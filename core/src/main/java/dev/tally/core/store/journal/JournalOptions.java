@@ -27,6 +27,9 @@ import java.util.Objects;
  *     (in the background), so that a group's fsync only flushes data and does not also commit a
  *     grown file size; zero turns it off. A segment's file is up to this much larger than its
  *     records.
+ * @param maxBytes the estimated heap that the executions held in memory (every one until its
+ *     retention ends) may take; beyond it new calls are refused with {@code UNAVAILABLE} rather
+ *     than the heap exhausted; 0 turns the bound off. Default: half the JVM's maximum heap.
  */
 public record JournalOptions(
     Path dir,
@@ -37,7 +40,8 @@ public record JournalOptions(
     int maxGroupRecords,
     int maxGroupBytes,
     Duration maxGroupDelay,
-    long preallocateBytes) {
+    long preallocateBytes,
+    long maxBytes) {
 
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
   public static final long DEFAULT_COMPACT_MIN_BYTES = 4L << 20;
@@ -70,6 +74,9 @@ public record JournalOptions(
     if (maxGroupDelay.isNegative() || maxGroupDelay.compareTo(Duration.ofSeconds(1)) > 0) {
       throw bad("maxGroupDelay", maxGroupDelay, "a duration from 0 to 1s");
     }
+    if (maxBytes < 0) {
+      throw bad("maxBytes", maxBytes, "0 (no bound) or a positive number of bytes");
+    }
     if (preallocateBytes < 0 || preallocateBytes > MAX_PREALLOCATE_BYTES) {
       throw bad(
           "preallocateBytes", preallocateBytes, "0 (off) to " + MAX_PREALLOCATE_BYTES + " bytes");
@@ -92,7 +99,8 @@ public record JournalOptions(
         DEFAULT_MAX_GROUP_RECORDS,
         DEFAULT_MAX_GROUP_BYTES,
         DEFAULT_MAX_GROUP_DELAY,
-        DEFAULT_PREALLOCATE_BYTES);
+        DEFAULT_PREALLOCATE_BYTES,
+        defaultMaxBytes());
   }
 
   public JournalOptions withMaxResultBytes(int bytes) {
@@ -105,7 +113,8 @@ public record JournalOptions(
         maxGroupRecords,
         maxGroupBytes,
         maxGroupDelay,
-        preallocateBytes);
+        preallocateBytes,
+        maxBytes);
   }
 
   public JournalOptions withClock(InstantSource c) {
@@ -118,7 +127,8 @@ public record JournalOptions(
         maxGroupRecords,
         maxGroupBytes,
         maxGroupDelay,
-        preallocateBytes);
+        preallocateBytes,
+        maxBytes);
   }
 
   /** Compaction runs once the journal exceeds {@code minBytes} and {@code ratio} × live bytes. */
@@ -132,7 +142,8 @@ public record JournalOptions(
         maxGroupRecords,
         maxGroupBytes,
         maxGroupDelay,
-        preallocateBytes);
+        preallocateBytes,
+        maxBytes);
   }
 
   public JournalOptions withGroup(int records, int bytes, Duration delay) {
@@ -145,7 +156,8 @@ public record JournalOptions(
         records,
         bytes,
         delay,
-        preallocateBytes);
+        preallocateBytes,
+        maxBytes);
   }
 
   /** The writer keeps {@code bytes} of zeros allocated ahead of its frames; 0 turns it off. */
@@ -159,6 +171,28 @@ public record JournalOptions(
         maxGroupRecords,
         maxGroupBytes,
         maxGroupDelay,
+        bytes,
+        maxBytes);
+  }
+
+  /** New calls are refused once the executions in memory take about {@code bytes}; 0: no bound. */
+  public JournalOptions withMaxBytes(long bytes) {
+    return new JournalOptions(
+        dir,
+        maxResultBytes,
+        clock,
+        compactMinBytes,
+        compactRatio,
+        maxGroupRecords,
+        maxGroupBytes,
+        maxGroupDelay,
+        preallocateBytes,
         bytes);
+  }
+
+  /** Half the JVM's maximum heap ({@code -Xmx}), or 0 (no bound) when the JVM has none. */
+  public static long defaultMaxBytes() {
+    long max = Runtime.getRuntime().maxMemory();
+    return max == Long.MAX_VALUE ? 0 : max / 2;
   }
 }

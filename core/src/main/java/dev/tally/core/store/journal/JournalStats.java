@@ -9,9 +9,17 @@ package dev.tally.core.store.journal;
  * @param compactions compactions completed
  * @param executions executions held in memory (every one until its retention ends and it is purged:
  *     the store's heap grows with them)
+ * @param executionBytes their estimated heap (0 when the store has no bound)
+ * @param maxBytes the bound on that estimate beyond which new calls are refused (0: none)
  */
 public record JournalStats(
-    long fsyncs, long recordsWritten, long bytesWritten, long compactions, long executions) {
+    long fsyncs,
+    long recordsWritten,
+    long bytesWritten,
+    long compactions,
+    long executions,
+    long executionBytes,
+    long maxBytes) {
 
   /** Records per fsync: how well group commit shares the cost of an fsync (0 before any). */
   public double recordsPerFsync() {
