@@ -6,6 +6,7 @@ import dev.tally.core.execution.Transition;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Keeps the leases of this instance's in-flight executions alive and turns dispatched executions
@@ -24,6 +26,12 @@ final class LeaseKeeper implements AutoCloseable {
   private static final int REAP_BATCH = 100;
   private static final int PURGE_BATCH = 500;
 
+  /**
+   * At most this many purge batches per purge round (120,000 records a minute at the default
+   * heartbeat): one batch a round could not keep up with more than ~8 calls a second.
+   */
+  static final int MAX_PURGE_BATCHES = 240;
+
   /** Retention purges run every this many ticks (every minute at the default heartbeat). */
   private static final int PURGE_EVERY = 6;
 
@@ -32,6 +40,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final Set<InFlightExecution> inFlight = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer;
   private int ticks;
+  private final AtomicBoolean purging = new AtomicBoolean();
 
   LeaseKeeper(ExecutionStore store, Clock clock, Duration period) {
     this.store = store;
@@ -74,13 +83,34 @@ final class LeaseKeeper implements AutoCloseable {
           f.heartbeat();
         }
       }
-      if (++ticks % PURGE_EVERY == 0) {
-        store.purge(clock.instant(), PURGE_BATCH);
+      if (++ticks % PURGE_EVERY == 0 && purging.compareAndSet(false, true)) {
+        // Not awaited: a long round must not hold up heartbeats, reaping or a drain.
+        purgeRound(clock.instant()).whenComplete((n, err) -> purging.set(false));
       }
       return reap();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /**
+   * Purges records past their retention in batches, each after the previous one completed, until a
+   * batch comes back short or {@link #MAX_PURGE_BATCHES} ran; completes with how many went. The
+   * batches run on this keeper's thread, not on the store's completion thread.
+   */
+  CompletionStage<Integer> purgeRound(Instant now) {
+    return purgeBatches(now, MAX_PURGE_BATCHES, 0);
+  }
+
+  private CompletionStage<Integer> purgeBatches(Instant now, int batchesLeft, int purged) {
+    return store
+        .purge(now, PURGE_BATCH)
+        .thenComposeAsync(
+            n ->
+                n < PURGE_BATCH || batchesLeft <= 1
+                    ? CompletableFuture.completedFuture(purged + n)
+                    : purgeBatches(now, batchesLeft - 1, purged + n),
+            timer);
   }
 
   /** Marks dispatched executions with lapsed leases (their owner is gone) as outcome_unknown. */
