@@ -23,7 +23,8 @@
 # PG_DURABLE (on: PostgreSQL with fsync and synchronous_commit, as deployed; off: neither),
 # PG_POOL (the postgres stores' pool_size unless a contender names one; empty = the default),
 # PG_SETTINGS (more server settings, "name=value ..."), SIDECAR_JVM (the sidecars' JVM options,
-# default "-Xms1g -Xmx1g"), JVM_<contender> (one contender's JVM options instead, "-" in its name
+# default "-Xms1g -Xmx1g"), JOURNAL_JVM (the same for journal-store sidecars, default "-Xms2g
+# -Xmx2g": they keep every execution of the run in memory), JVM_<contender> (one contender's JVM options instead, "-" in its name
 # written "_", e.g. JVM_tally_zgc="-Xms1g -Xmx1g -XX:+UseZGC"), JAVA_<contender> (its java
 # executable instead of the java on PATH), CONFIG_<contender> (its Tally config file instead of
 # load/tally-bench.yaml).
@@ -51,6 +52,9 @@ PG_DURABLE=${PG_DURABLE:-on}
 PG_POOL=${PG_POOL:-}
 PG_SETTINGS=${PG_SETTINGS:-}
 SIDECAR_JVM=${SIDECAR_JVM:--Xms1g -Xmx1g}
+# The journal store keeps every execution of the run in memory (24 h retention) and refuses new
+# calls once they take half the heap: ~500,000 executions at 1 GB, which a full run exceeds.
+JOURNAL_JVM=${JOURNAL_JVM:--Xms2g -Xmx2g}
 if [[ ${QUICK:-0} == 1 ]]; then
   ROUNDS=${QUICK_ROUNDS:-2} SAMPLE=2 WARMUP_FIRST=2 WARMUP=1
 fi
@@ -219,7 +223,9 @@ start_sidecar() { # name store loops native index [jar]
     port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
     local jfr=() jvm_var="JVM_${name//-/_}" java_var="JAVA_${name//-/_}" config_var="CONFIG_${name//-/_}" jvm
     local java_bin=${!java_var:-java} config=${!config_var:-$HERE/tally-bench.yaml}
-    read -r -a jvm <<<"${!jvm_var:-$SIDECAR_JVM}"
+    local default_jvm=$SIDECAR_JVM
+    [[ $store == journal* ]] && default_jvm=$JOURNAL_JVM
+    read -r -a jvm <<<"${!jvm_var:-$default_jvm}"
     [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$label.jfr,settings=profile")
     (cd "$OUT" && exec env "${env[@]}" "$java_bin" "${jvm[@]}" "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
       dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
