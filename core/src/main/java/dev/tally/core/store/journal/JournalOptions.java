@@ -104,90 +104,120 @@ public record JournalOptions(
   }
 
   public JournalOptions withMaxResultBytes(int bytes) {
-    return new JournalOptions(
-        dir,
-        bytes,
-        clock,
-        compactMinBytes,
-        compactRatio,
-        maxGroupRecords,
-        maxGroupBytes,
-        maxGroupDelay,
-        preallocateBytes,
-        maxBytes);
+    return copy().maxResultBytes(bytes).build();
   }
 
   public JournalOptions withClock(InstantSource c) {
-    return new JournalOptions(
-        dir,
-        maxResultBytes,
-        c,
-        compactMinBytes,
-        compactRatio,
-        maxGroupRecords,
-        maxGroupBytes,
-        maxGroupDelay,
-        preallocateBytes,
-        maxBytes);
+    return copy().clock(c).build();
   }
 
   /** Compaction runs once the journal exceeds {@code minBytes} and {@code ratio} × live bytes. */
   public JournalOptions withCompaction(long minBytes, double ratio) {
-    return new JournalOptions(
-        dir,
-        maxResultBytes,
-        clock,
-        minBytes,
-        ratio,
-        maxGroupRecords,
-        maxGroupBytes,
-        maxGroupDelay,
-        preallocateBytes,
-        maxBytes);
+    return copy().compactMinBytes(minBytes).compactRatio(ratio).build();
   }
 
   public JournalOptions withGroup(int records, int bytes, Duration delay) {
-    return new JournalOptions(
-        dir,
-        maxResultBytes,
-        clock,
-        compactMinBytes,
-        compactRatio,
-        records,
-        bytes,
-        delay,
-        preallocateBytes,
-        maxBytes);
+    return copy().maxGroupRecords(records).maxGroupBytes(bytes).maxGroupDelay(delay).build();
   }
 
   /** The writer keeps {@code bytes} of zeros allocated ahead of its frames; 0 turns it off. */
   public JournalOptions withPreallocation(long bytes) {
-    return new JournalOptions(
-        dir,
-        maxResultBytes,
-        clock,
-        compactMinBytes,
-        compactRatio,
-        maxGroupRecords,
-        maxGroupBytes,
-        maxGroupDelay,
-        bytes,
-        maxBytes);
+    return copy().preallocateBytes(bytes).build();
   }
 
   /** New calls are refused once the executions in memory take about {@code bytes}; 0: no bound. */
   public JournalOptions withMaxBytes(long bytes) {
-    return new JournalOptions(
-        dir,
-        maxResultBytes,
-        clock,
-        compactMinBytes,
-        compactRatio,
-        maxGroupRecords,
-        maxGroupBytes,
-        maxGroupDelay,
-        preallocateBytes,
-        bytes);
+    return copy().maxBytes(bytes).build();
+  }
+
+  private Copy copy() {
+    return new Copy(this);
+  }
+
+  /** A mutable copy that the {@code with…} methods change and freeze again (checked then). */
+  private static final class Copy {
+    private final Path dir;
+    private int maxResultBytes;
+    private InstantSource clock;
+    private long compactMinBytes;
+    private double compactRatio;
+    private int maxGroupRecords;
+    private int maxGroupBytes;
+    private Duration maxGroupDelay;
+    private long preallocateBytes;
+    private long maxBytes;
+
+    Copy(JournalOptions o) {
+      dir = o.dir;
+      maxResultBytes = o.maxResultBytes;
+      clock = o.clock;
+      compactMinBytes = o.compactMinBytes;
+      compactRatio = o.compactRatio;
+      maxGroupRecords = o.maxGroupRecords;
+      maxGroupBytes = o.maxGroupBytes;
+      maxGroupDelay = o.maxGroupDelay;
+      preallocateBytes = o.preallocateBytes;
+      maxBytes = o.maxBytes;
+    }
+
+    Copy maxResultBytes(int v) {
+      maxResultBytes = v;
+      return this;
+    }
+
+    Copy clock(InstantSource v) {
+      clock = v;
+      return this;
+    }
+
+    Copy compactMinBytes(long v) {
+      compactMinBytes = v;
+      return this;
+    }
+
+    Copy compactRatio(double v) {
+      compactRatio = v;
+      return this;
+    }
+
+    Copy maxGroupRecords(int v) {
+      maxGroupRecords = v;
+      return this;
+    }
+
+    Copy maxGroupBytes(int v) {
+      maxGroupBytes = v;
+      return this;
+    }
+
+    Copy maxGroupDelay(Duration v) {
+      maxGroupDelay = v;
+      return this;
+    }
+
+    Copy preallocateBytes(long v) {
+      preallocateBytes = v;
+      return this;
+    }
+
+    Copy maxBytes(long v) {
+      maxBytes = v;
+      return this;
+    }
+
+    JournalOptions build() {
+      return new JournalOptions(
+          dir,
+          maxResultBytes,
+          clock,
+          compactMinBytes,
+          compactRatio,
+          maxGroupRecords,
+          maxGroupBytes,
+          maxGroupDelay,
+          preallocateBytes,
+          maxBytes);
+    }
   }
 
   /** Half the JVM's maximum heap ({@code -Xmx}), or 0 (no bound) when the JVM has none. */
