@@ -22,6 +22,10 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class FaultyDisk implements ChannelFactory {
   final AtomicBoolean failWrites = new AtomicBoolean();
+
+  /** Writes from threads whose name starts with this fail too (null: none). */
+  final AtomicReference<String> failWritesFromThreads = new AtomicReference<>();
+
   final AtomicBoolean failForce = new AtomicBoolean();
   final List<String> forcingThreads = new CopyOnWriteArrayList<>();
   private final AtomicReference<CountDownLatch> hold = new AtomicReference<>();
@@ -60,7 +64,9 @@ final class FaultyDisk implements ChannelFactory {
     }
 
     private void checkWrite() throws IOException {
-      if (failWrites.get()) {
+      String prefix = failWritesFromThreads.get();
+      if (failWrites.get()
+          || (prefix != null && Thread.currentThread().getName().startsWith(prefix))) {
         throw new IOException("simulated write failure (no space left on device)");
       }
     }

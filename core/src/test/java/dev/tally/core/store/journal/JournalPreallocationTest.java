@@ -238,6 +238,33 @@ class JournalPreallocationTest {
   }
 
   @Test
+  void aFailedAllocationCostsSpeedNotRecords() throws IOException {
+    FaultyDisk disk = new FaultyDisk();
+    disk.failWritesFromThreads.set("tally-journal-allocator");
+    List<Execution> written;
+    try (LogCapture logs = LogCapture.start()) {
+      store =
+          JournalExecutionStore.open(
+              JournalOptions.defaults(dir).withClock(clock).withPreallocation(CHUNK),
+              disk,
+              Compactor.Hooks.NONE);
+      written = claim(store, 200); // several chunks' worth: the allocator is asked many times
+      store.close();
+      assertThat(logs.warnings())
+          .as("logged once, not per attempt")
+          .singleElement()
+          .asString()
+          .contains("cannot allocate space ahead of the writer")
+          .contains("simulated write failure");
+    }
+    JournalReader.End end = end(segment(1), 1);
+    assertThat(end.zeroBytes()).as("the writer extended the file itself").isZero();
+    assertThat(end.validEnd()).isEqualTo(Files.size(segment(1))).isGreaterThan(4 * CHUNK);
+    store = open();
+    assertPresent(store, written);
+  }
+
+  @Test
   void preallocationIsRefusedOutsideItsRangeNamingTheOption() {
     assertThatThrownBy(() -> JournalOptions.defaults(dir).withPreallocation(-1))
         .isInstanceOf(IllegalArgumentException.class)
