@@ -99,7 +99,12 @@ final class LeaseKeeper implements AutoCloseable {
    * batches run on this keeper's thread, not on the store's completion thread.
    */
   CompletionStage<Integer> purgeRound(Instant now) {
-    return purgeBatches(now, MAX_PURGE_BATCHES, 0);
+    try {
+      return purgeBatches(now, MAX_PURGE_BATCHES, 0);
+    } catch (RuntimeException e) {
+      // A store that throws instead of failing its stage must not stop every later round.
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   private CompletionStage<Integer> purgeBatches(Instant now, int batchesLeft, int purged) {
