@@ -104,37 +104,48 @@ public record JournalOptions(
   }
 
   public JournalOptions withMaxResultBytes(int bytes) {
-    return copy().maxResultBytes(bytes).build();
+    Copy c = new Copy(this);
+    c.maxResultBytes = bytes;
+    return c.build();
   }
 
-  public JournalOptions withClock(InstantSource c) {
-    return copy().clock(c).build();
+  public JournalOptions withClock(InstantSource clock) {
+    Copy c = new Copy(this);
+    c.clock = clock;
+    return c.build();
   }
 
   /** Compaction runs once the journal exceeds {@code minBytes} and {@code ratio} × live bytes. */
   public JournalOptions withCompaction(long minBytes, double ratio) {
-    return copy().compactMinBytes(minBytes).compactRatio(ratio).build();
+    Copy c = new Copy(this);
+    c.compactMinBytes = minBytes;
+    c.compactRatio = ratio;
+    return c.build();
   }
 
   public JournalOptions withGroup(int records, int bytes, Duration delay) {
-    return copy().maxGroupRecords(records).maxGroupBytes(bytes).maxGroupDelay(delay).build();
+    Copy c = new Copy(this);
+    c.maxGroupRecords = records;
+    c.maxGroupBytes = bytes;
+    c.maxGroupDelay = delay;
+    return c.build();
   }
 
   /** The writer keeps {@code bytes} of zeros allocated ahead of its frames; 0 turns it off. */
   public JournalOptions withPreallocation(long bytes) {
-    return copy().preallocateBytes(bytes).build();
+    Copy c = new Copy(this);
+    c.preallocateBytes = bytes;
+    return c.build();
   }
 
   /** New calls are refused once the executions in memory take about {@code bytes}; 0: no bound. */
   public JournalOptions withMaxBytes(long bytes) {
-    return copy().maxBytes(bytes).build();
+    Copy c = new Copy(this);
+    c.maxBytes = bytes;
+    return c.build();
   }
 
-  private Copy copy() {
-    return new Copy(this);
-  }
-
-  /** A mutable copy that the {@code with…} methods change and freeze again (checked then). */
+  /** A mutable copy that a {@code with…} method changes and freezes again (checked then). */
   private static final class Copy {
     private final Path dir;
     private int maxResultBytes;
@@ -158,51 +169,6 @@ public record JournalOptions(
       maxGroupDelay = o.maxGroupDelay;
       preallocateBytes = o.preallocateBytes;
       maxBytes = o.maxBytes;
-    }
-
-    Copy maxResultBytes(int v) {
-      maxResultBytes = v;
-      return this;
-    }
-
-    Copy clock(InstantSource v) {
-      clock = v;
-      return this;
-    }
-
-    Copy compactMinBytes(long v) {
-      compactMinBytes = v;
-      return this;
-    }
-
-    Copy compactRatio(double v) {
-      compactRatio = v;
-      return this;
-    }
-
-    Copy maxGroupRecords(int v) {
-      maxGroupRecords = v;
-      return this;
-    }
-
-    Copy maxGroupBytes(int v) {
-      maxGroupBytes = v;
-      return this;
-    }
-
-    Copy maxGroupDelay(Duration v) {
-      maxGroupDelay = v;
-      return this;
-    }
-
-    Copy preallocateBytes(long v) {
-      preallocateBytes = v;
-      return this;
-    }
-
-    Copy maxBytes(long v) {
-      maxBytes = v;
-      return this;
     }
 
     JournalOptions build() {
