@@ -6,10 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -86,7 +89,7 @@ public final class AuditTimeline {
         .append(" (first seen, id, tool, actor, last state):\n");
     for (Map.Entry<String, List<Entry>> x : byExecution.entrySet()) {
       List<Entry> es = x.getValue();
-      out.append(time(es.get(0).at()))
+      out.append(columnTime(es.get(0).at()))
           .append("  ")
           .append(x.getKey())
           .append("  ")
@@ -141,7 +144,7 @@ public final class AuditTimeline {
         notes.add("+" + Duration.between(previous, at).toMillis() + " ms");
       }
       TimelineFindings.describe(e, previousTransition, sessions, notes);
-      String line = "  " + pad(time(at), 30) + pad(what, 26) + String.join(", ", notes);
+      String line = "  " + pad(columnTime(at), 32) + pad(what, 26) + String.join(", ", notes);
       out.append(line.stripTrailing()).append('\n');
       if (at != null) {
         previous = at;
@@ -193,6 +196,18 @@ public final class AuditTimeline {
   static String time(Instant at) {
     return at == null ? "(no time)" : at.toString();
   }
+
+  /**
+   * A timestamp for a column: all nine fraction digits, so columns line up ({@link
+   * Instant#toString()} drops trailing zero digits: {@code .665876Z} beside {@code .354599144Z}).
+   */
+  static String columnTime(Instant at) {
+    return at == null ? "(no time)" : COLUMN_TIME.format(at);
+  }
+
+  private static final DateTimeFormatter COLUMN_TIME =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'", Locale.ROOT)
+          .withZone(ZoneOffset.UTC);
 
   private static String orDash(String s) {
     return s == null ? "-" : s;

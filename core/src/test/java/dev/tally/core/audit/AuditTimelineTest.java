@@ -49,13 +49,13 @@ class AuditTimelineTest {
     assertThat(out)
         .startsWith("3 executions (first seen, id, tool, actor, last state):\n")
         .contains(
-            T0
+            AuditTimeline.columnTime(T0)
                 + "  "
                 + earlierFailure.id()
                 + "  refund  alice  failed  HTTP 502  JSON-RPC error"
                 + " -32603  [fingerprint shared by 2 executions]\n")
         .contains(
-            T0.plusSeconds(2)
+            AuditTimeline.columnTime(T0.plusSeconds(2))
                 + "  "
                 + lostResponse.id()
                 + "  refund  alice  delivered  HTTP 200  1 retry  [fingerprint shared by 2"
@@ -105,6 +105,21 @@ class AuditTimelineTest {
                 + " (failed, first seen "
                 + T0
                 + ")\n");
+  }
+
+  @Test
+  void timelineColumnsLineUpWhateverTheTimestampsPrecision() {
+    // Fixture times are whole seconds (T0) and milliseconds (T0 + 2 ms): Instant.toString() would
+    // print them with different widths and push the state column about.
+    String out = AuditTimeline.render(dir, Optional.of(lostResponse.id().value()));
+    String timeline = out.substring(out.indexOf("Timeline\n") + 9, out.indexOf("\nFindings"));
+    assertThat(timeline.lines())
+        .hasSizeGreaterThan(3)
+        .allSatisfy(
+            line ->
+                assertThat(line)
+                    .matches("  \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{9}Z  [a-z].*"));
+    assertThat(AuditTimeline.columnTime(T0)).isEqualTo("2025-06-01T12:00:00.000000000Z");
   }
 
   @Test

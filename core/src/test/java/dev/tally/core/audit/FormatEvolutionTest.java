@@ -68,15 +68,15 @@ class FormatEvolutionTest {
     assertThat(AuditTimeline.render(dir, Optional.empty()))
         .isEqualTo(
             "1 execution (first seen, id, tool, actor, last state):\n"
-                + T0
+                + AuditTimeline.columnTime(T0)
                 + "  "
                 + ID
                 + "  refund  alice  dispatched  1 retry\n");
     String detail = AuditTimeline.render(dir, Optional.of(ID));
     assertThat(detail)
-        .contains("  " + T0 + "          accepted\n")
-        .contains("  (no time)                     dispatched\n")
-        .contains("  (no time)                     retry: -\n")
+        .contains("  " + AuditTimeline.columnTime(T0) + "  accepted\n")
+        .contains("  (no time)                       dispatched\n")
+        .contains("  (no time)                       retry: -\n")
         .contains("  dispatch          reached at (no time)\n")
         .contains("  target            no answer recorded yet\n")
         .contains("  later calls       1 answered from this execution: answered at (no time)\n")

@@ -37,7 +37,7 @@ final class CrashFindings {
     for (String id : settled) {
       assertThat(AuditTimeline.render(dir, Optional.of(id)))
           .as("the audit trail records the restart's outcome_unknown of %s", id)
-          .containsPattern("(?m)^\\s+\\S+ outcome_unknown\\b");
+          .containsPattern("(?m)^\\s+\\S+\\s+outcome_unknown\\b");
     }
     String listing = AuditTimeline.render(dir, Optional.empty());
     long sent = 0;
