@@ -253,6 +253,10 @@ replicas_of() { # contender
 
 # ---------------------------------------------------------------- measurement helpers
 # Process CPU time (user+system, clock ticks) of a pid and its children (nginx workers).
+machine_ticks() { # "idle busy" ticks of the whole machine (/proc/stat), iowait counted as idle
+  awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat
+}
+
 cpu_ticks() {
   local root=$1 sum=0 p f
   for p in $root $(pgrep -P "$root" || true); do
@@ -267,14 +271,14 @@ cpu_ticks() {
 TICK=$(getconf CLK_TCK)
 
 # Share of a sidecar's CPU time per thread (busiest first): shows how many event loops work.
-thread_cpu() {
+thread_cpu() { # the busiest threads' share of the process's CPU, and how much of it was kernel time
   local pid=${PIDOF[$1]} t
   for t in /proc/"$pid"/task/*; do
     [[ -r $t/stat ]] || continue
-    echo "$(sed 's/^.*) //' "$t/stat" | awk '{print $12 + $13}') $(tr ' ' '_' <"$t/comm")#${t##*/}"
-  done | sort -n -r | awk -v n="$1" '{v[NR] = $1; k[NR] = $2; s += $1}
-    END {printf "threads %s (share of process CPU):", n
-      for (i = 1; i <= NR && i <= 6; i++) printf " %s=%.0f%%", k[i], 100 * v[i] / (s ? s : 1); print ""}'
+    echo "$(sed 's/^.*) //' "$t/stat" | awk '{print $12 + $13, $13}') $(tr ' ' '_' <"$t/comm")#${t##*/}"
+  done | sort -n -r | awk -v n="$1" '{v[NR] = $1; sy[NR] = $2; k[NR] = $3; s += $1; ss += $2}
+    END {printf "threads %s (share of process CPU, of it in the kernel; process %.0f%% kernel):", n, 100 * ss / (s ? s : 1)
+      for (i = 1; i <= NR && i <= 8; i++) printf " %s=%.0f%%(sys %.0f%%)", k[i], 100 * v[i] / (s ? s : 1), 100 * sy[i] / (s ? s : 1); print ""}'
 }
 
 executed() { curl -s -m 5 "http://127.0.0.1:$UP_PORT/count" | tr -d '\r\n'; }
@@ -348,6 +352,8 @@ sample() { # phase workload contender round delay conns seconds measured
   [[ $pg == postgres* ]] || pg=
   local c0 u0 x0 f0 r0 d0 t0 n0 c1 u1 x1 f1 r1 d1 t1 n1 res
   c0=$(contender_cpu "$c"); u0=$(cpu_ticks "$up"); x0=$(executed)
+  local m0 m1
+  m0=$(machine_ticks)
   if [[ ${KIND[$c]} == journal ]]; then
     f0=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r0=$(metric tally_journal_records_total "${ADMIN[$c]}")
   fi
@@ -357,15 +363,18 @@ sample() { # phase workload contender round delay conns seconds measured
   fi
   res=$(run_load "$c" "$wl" "$secs" "$conns" "$delay" "$prefix")
   c1=$(contender_cpu "$c"); u1=$(cpu_ticks "$up"); x1=$(executed)
+  m1=$(machine_ticks)
   local extra=""
+  extra+=$(awk -v a="$m0" -v b="$m1" 'BEGIN {split(a, x, " "); split(b, y, " "); i = y[1] - x[1]; t = i + y[2] - x[2]
+    printf " machine_idle_pct=%.1f", (t > 0 ? 100 * i / t : 0)}')
   if [[ ${KIND[$c]} == journal ]]; then
     f1=$(metric tally_journal_fsyncs_total "${ADMIN[$c]}"); r1=$(metric tally_journal_records_total "${ADMIN[$c]}")
-    extra=" fsyncs=$((f1 - f0)) records=$((r1 - r0))"
+    extra+=" fsyncs=$((f1 - f0)) records=$((r1 - r0))"
   fi
   if [[ -n $pg ]]; then
     d1=$(cpu_ticks "$PG_PID"); t1=$(store_trips "$c" tally_store_round_trips_total)
     n1=$(store_trips "$c" tally_store_notify_statements_total)
-    extra=" replicas=${REPLICAS[$c]} db_cpu_ticks=$((d1 - d0)) store_trips=$((t1 - t0)) notify_stmts=$((n1 - n0))"
+    extra+=" replicas=${REPLICAS[$c]} db_cpu_ticks=$((d1 - d0)) store_trips=$((t1 - t0)) notify_stmts=$((n1 - n0))"
   fi
   local line="phase=$phase workload=$wl contender=$c kind=${KIND[$c]} round=$round conns=$conns delay_ms=$delay $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK executed=$((x1 - x0))$extra"
   if [[ $measured == 1 ]]; then

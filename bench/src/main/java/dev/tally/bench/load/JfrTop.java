@@ -12,12 +12,13 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
  * Where a sidecar's CPU went, from a JFR recording ({@code -XX:StartFlightRecording}): the share of
- * execution samples per library of the top frame, the hottest methods by self time, and the hottest
- * Tally methods by inclusive time. Prints Markdown.
+ * execution samples per thread and per library of the top frame, the hottest methods by self time,
+ * and the hottest Tally methods by inclusive time. Prints Markdown.
  *
  * <p>Usage: {@code java -cp tally-bench.jar dev.tally.bench.load.JfrTop recording.jfr [top]}
  */
@@ -30,6 +31,7 @@ public final class JfrTop {
     Map<String, Integer> self = new HashMap<>();
     Map<String, Integer> bucket = new HashMap<>();
     Map<String, Integer> tallyInclusive = new HashMap<>();
+    Map<String, Integer> threads = new HashMap<>();
     int samples = 0;
     try (RecordingFile rf = new RecordingFile(file)) {
       while (rf.hasMoreEvents()) {
@@ -42,6 +44,7 @@ public final class JfrTop {
           continue;
         }
         samples++;
+        threads.merge(threadName(e), 1, Integer::sum);
         List<RecordedFrame> frames = st.getFrames();
         String leaf = name(frames.get(0).getMethod());
         self.merge(leaf, 1, Integer::sum);
@@ -56,6 +59,7 @@ public final class JfrTop {
       }
     }
     System.out.printf(Locale.ROOT, "JFR %s: %d execution samples%n%n", file.getFileName(), samples);
+    print("Samples by thread (Java code only: no GC, JIT or kernel time)", threads, samples, top);
     print("Top frame by library (self time)", bucket, samples, top);
     print("Hottest methods (self time)", self, samples, top);
     print("Tally methods (inclusive time)", tallyInclusive, samples, top);
@@ -74,6 +78,13 @@ public final class JfrTop {
                     100.0 * e.getValue() / Math.max(1, total),
                     e.getKey()));
     System.out.println();
+  }
+
+  /** The sampled thread's name without its number, so a pool's threads count as one. */
+  private static String threadName(RecordedEvent e) {
+    RecordedThread t = e.getThread("sampledThread");
+    String n = t == null ? null : t.getJavaName();
+    return n == null ? "(unknown)" : n.replaceAll("[-#]?\\d+$", "");
   }
 
   /** The library the sample's time is spent in: its top frame's, attributed by package. */
