@@ -177,8 +177,10 @@ public final class LoadReport {
         .append(" concurrent clients (issue 4):\n\n")
         .append("| contender | req/s | × ")
         .append(mem)
-        .append(" (memory) | fsyncs/s | journal records per fsync | records per request |\n")
-        .append("|---|---|---|---|---|---|\n");
+        .append(
+            " (memory) | fsyncs/s | journal records per fsync | records per request | machine"
+                + " idle % (memory's) |\n")
+        .append("|---|---|---|---|---|---|---|\n");
     for (String j : js) {
       List<Sample> s = of("effect", j);
       out.append("| ")
@@ -193,10 +195,25 @@ public final class LoadReport {
           .append(fmt1(median(s, x -> x.d("records") / Math.max(1, x.d("fsyncs")))))
           .append(" | ")
           .append(fmt2(median(s, x -> x.d("records") / Math.max(1, x.d("requests")))))
-          .append(" |\n");
+          .append(" | ")
+          .append(idle(s))
+          .append(" (")
+          .append(idle(of("effect", mem)))
+          .append(") |\n");
       verdict("effect", j, mem, 0.6, "journal store ≥ 0.6 × memory store at 64 clients");
     }
     out.append('\n');
+  }
+
+  /**
+   * The median share of the machine's CPU left idle while the samples ran ("–" for runs before it
+   * was recorded): well above zero, a contender waits (on fsyncs, say) rather than computes.
+   */
+  private static String idle(List<Sample> s) {
+    if (s.isEmpty() || s.get(0).s("machine_idle_pct").isEmpty()) {
+      return "–";
+    }
+    return fmt1(median(s, x -> x.d("machine_idle_pct")));
   }
 
   /**
