@@ -2,9 +2,19 @@ package dev.tally.sidecar.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,6 +83,113 @@ class SidecarBadInputIT {
     HttpResponse<String> r = raw.post(big);
     assertRefused(r, 413, -32600, "PAYLOAD_TOO_LARGE");
     assertThat(r.body()).contains("sidecar.maxRequestBytes (2048 bytes)");
+  }
+
+  /**
+   * A client still sending a body the sidecar refused (413 as soon as Content-Length exceeds the
+   * limit) must get the answer, not a reset: the sidecar reads on and drops the rest before it
+   * closes. Closing with unread bytes makes the kernel answer with a reset, which can destroy the
+   * 413 before the client reads it (the Java client then reports "header parser received no bytes";
+   * seen in CI) and fails the client's further writes.
+   */
+  @Test
+  void aRefusedBodyStillBeingSentIsReadToItsEndBeforeTheConnectionCloses() throws Exception {
+    URI u = URI.create(h.url);
+    int total = 4 << 20;
+    try (Socket s = new Socket(u.getHost(), u.getPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      InputStream in = s.getInputStream();
+      String head =
+          "POST "
+              + u.getPath()
+              + " HTTP/1.1\r\nHost: "
+              + u.getHost()
+              + ":"
+              + u.getPort()
+              + "\r\nContent-Type: application/json\r\nAccept: application/json,"
+              + " text/event-stream\r\nMcp-Session-Id: "
+              + raw.session
+              + "\r\nMCP-Protocol-Version: "
+              + RawMcp.VERSION
+              + "\r\nContent-Length: "
+              + total
+              + "\r\n\r\n";
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
+      byte[] chunk = new byte[64 * 1024];
+      Arrays.fill(chunk, (byte) ' ');
+      out.write(chunk);
+      out.flush();
+
+      String answer = readResponse(in);
+      assertThat(answer).startsWith("HTTP/1.1 413").contains("PAYLOAD_TOO_LARGE");
+      assertThat(answer.toLowerCase(Locale.ROOT)).contains("connection: close");
+
+      Thread.sleep(200); // a sidecar that closed right after its answer has done so by now
+      for (int sent = chunk.length; sent < total; sent += chunk.length) {
+        out.write(chunk, 0, Math.min(chunk.length, total - sent));
+      }
+      out.flush();
+      assertThat(in.read()).as("the sidecar closes once the refused body ended").isEqualTo(-1);
+    }
+    assertThat(h.upstream.posts.get()).isEqualTo(postsBefore);
+    assertThat(h.upstream.sideEffects).hasValue(0);
+  }
+
+  @Test
+  void aClientThatSendsAnEndlessRefusedBodyIsCutOffAfterTheDrainBound() throws Exception {
+    URI u = URI.create(h.url);
+    long declared = 1L << 30;
+    long sent = 0;
+    IOException cutOff = null;
+    try (Socket s = new Socket(u.getHost(), u.getPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(
+          ("POST "
+                  + u.getPath()
+                  + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept:"
+                  + " application/json, text/event-stream\r\nMcp-Session-Id: "
+                  + raw.session
+                  + "\r\nContent-Length: "
+                  + declared
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      byte[] chunk = new byte[256 * 1024];
+      Arrays.fill(chunk, (byte) ' ');
+      try {
+        while (sent < declared) {
+          out.write(chunk);
+          sent += chunk.length;
+        }
+      } catch (IOException e) {
+        cutOff = e;
+      }
+    }
+    assertThat(cutOff).as("the sidecar stops reading a refused body after its bound").isNotNull();
+    assertThat(sent)
+        .isGreaterThanOrEqualTo(16L << 20) // Lingering.MAX_BYTES: dropped before the cut
+        .isLessThan(declared / 4);
+  }
+
+  /** Reads one HTTP/1.1 response with a Content-Length body; returns head and body as text. */
+  private static String readResponse(InputStream in) throws IOException {
+    ByteArrayOutputStream got = new ByteArrayOutputStream();
+    int end = -1;
+    while (end < 0) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("connection ended inside the response head: " + got);
+      }
+      got.write(b);
+      String sofar = got.toString(StandardCharsets.ISO_8859_1);
+      end = sofar.endsWith("\r\n\r\n") ? sofar.length() : -1;
+    }
+    String head = got.toString(StandardCharsets.ISO_8859_1);
+    Matcher m = Pattern.compile("(?im)^content-length:\\s*(\\d+)").matcher(head);
+    assertThat(m.find()).as("a Content-Length in %s", head).isTrue();
+    byte[] body = in.readNBytes(Integer.parseInt(m.group(1)));
+    return head + new String(body, StandardCharsets.UTF_8);
   }
 
   @Test

@@ -9,7 +9,8 @@ import io.vertx.core.http.HttpServerRequest;
 
 /**
  * Reads a request body up to a limit. Over the limit (by {@code Content-Length} or while reading)
- * the client gets 413 and the connection is closed; the future then fails.
+ * the client gets 413 and the connection is closed once the rest of the body was read and dropped
+ * ({@link Lingering}); the future then fails.
  */
 final class BodyReader {
   private BodyReader() {}
@@ -66,11 +67,12 @@ final class BodyReader {
 
   private static void tooLarge(HttpServerRequest req, int limit) {
     req.response().headers().set(HttpHeaders.CONNECTION, "close");
-    Replies.refuse(
+    Future<Void> answered =
+        Replies.refuse(
             req.response(),
             null,
             TallyError.Code.PAYLOAD_TOO_LARGE,
-            "request body exceeds sidecar.maxRequestBytes (" + limit + " bytes)")
-        .onComplete(v -> req.connection().close());
+            "request body exceeds sidecar.maxRequestBytes (" + limit + " bytes)");
+    Lingering.drainThenClose(req, answered);
   }
 }
