@@ -137,6 +137,44 @@ class SidecarBadInputIT {
   }
 
   @Test
+  void aChunkedBodyThatPassesTheLimitIsRefusedAndReadToItsEnd() throws Exception {
+    URI u = URI.create(h.url);
+    try (Socket s = new Socket(u.getHost(), u.getPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      InputStream in = s.getInputStream();
+      out.write(
+          ("POST "
+                  + u.getPath()
+                  + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept:"
+                  + " application/json, text/event-stream\r\nMcp-Session-Id: "
+                  + raw.session
+                  + "\r\nMCP-Protocol-Version: "
+                  + RawMcp.VERSION
+                  + "\r\nTransfer-Encoding: chunked\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      byte[] chunk = ("1000\r\n" + " ".repeat(0x1000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+      out.write(chunk); // 4 KiB: over the 2 KiB limit, without a Content-Length to tell
+      out.flush();
+
+      String answer = readResponse(in);
+      assertThat(answer)
+          .startsWith("HTTP/1.1 413")
+          .contains("sidecar.maxRequestBytes (2048 bytes)");
+
+      Thread.sleep(200);
+      for (int i = 0; i < 256; i++) {
+        out.write(chunk);
+      }
+      out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(in.read()).as("the sidecar closes once the refused body ended").isEqualTo(-1);
+    }
+    assertThat(h.upstream.posts.get()).isEqualTo(postsBefore);
+    assertThat(h.upstream.sideEffects).hasValue(0);
+  }
+
+  @Test
   void aClientThatSendsAnEndlessRefusedBodyIsCutOffAfterTheDrainBound() throws Exception {
     URI u = URI.create(h.url);
     long declared = 1L << 30;
