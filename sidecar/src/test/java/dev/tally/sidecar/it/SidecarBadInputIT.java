@@ -100,22 +100,7 @@ class SidecarBadInputIT {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
       InputStream in = s.getInputStream();
-      String head =
-          "POST "
-              + u.getPath()
-              + " HTTP/1.1\r\nHost: "
-              + u.getHost()
-              + ":"
-              + u.getPort()
-              + "\r\nContent-Type: application/json\r\nAccept: application/json,"
-              + " text/event-stream\r\nMcp-Session-Id: "
-              + raw.session
-              + "\r\nMCP-Protocol-Version: "
-              + RawMcp.VERSION
-              + "\r\nContent-Length: "
-              + total
-              + "\r\n\r\n";
-      out.write(head.getBytes(StandardCharsets.US_ASCII));
+      writePostHead(s, u, "Content-Length: " + total);
       byte[] chunk = new byte[64 * 1024];
       Arrays.fill(chunk, (byte) ' ');
       out.write(chunk);
@@ -143,16 +128,7 @@ class SidecarBadInputIT {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
       InputStream in = s.getInputStream();
-      out.write(
-          ("POST "
-                  + u.getPath()
-                  + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept:"
-                  + " application/json, text/event-stream\r\nMcp-Session-Id: "
-                  + raw.session
-                  + "\r\nMCP-Protocol-Version: "
-                  + RawMcp.VERSION
-                  + "\r\nTransfer-Encoding: chunked\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      writePostHead(s, u, "Transfer-Encoding: chunked");
       byte[] chunk = ("1000\r\n" + " ".repeat(0x1000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
       out.write(chunk); // 4 KiB: over the 2 KiB limit, without a Content-Length to tell
       out.flush();
@@ -183,16 +159,7 @@ class SidecarBadInputIT {
     try (Socket s = new Socket(u.getHost(), u.getPort())) {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
-      out.write(
-          ("POST "
-                  + u.getPath()
-                  + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept:"
-                  + " application/json, text/event-stream\r\nMcp-Session-Id: "
-                  + raw.session
-                  + "\r\nContent-Length: "
-                  + declared
-                  + "\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      writePostHead(s, u, "Content-Length: " + declared);
       byte[] chunk = new byte[256 * 1024];
       Arrays.fill(chunk, (byte) ' ');
       try {
@@ -208,6 +175,26 @@ class SidecarBadInputIT {
     assertThat(sent)
         .isGreaterThanOrEqualTo(16L << 20) // Lingering.MAX_BYTES: dropped before the cut
         .isLessThan(declared / 4);
+  }
+
+  /** Writes the head of an MCP POST in the test's session, with {@code framing} for the body. */
+  private void writePostHead(Socket s, URI u, String framing) throws IOException {
+    String head =
+        "POST "
+            + u.getPath()
+            + " HTTP/1.1\r\nHost: "
+            + u.getHost()
+            + ":"
+            + u.getPort()
+            + "\r\nContent-Type: application/json\r\nAccept: application/json,"
+            + " text/event-stream\r\nMcp-Session-Id: "
+            + raw.session
+            + "\r\nMCP-Protocol-Version: "
+            + RawMcp.VERSION
+            + "\r\n"
+            + framing
+            + "\r\n\r\n";
+    s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
   }
 
   /** Reads one HTTP/1.1 response with a Content-Length body; returns head and body as text. */
