@@ -33,14 +33,10 @@ final class BodyReader {
     }
     Buffer body =
         Buffer.buffer(declared != null ? Math.max(0, Math.min(limit, parse(declared))) : 512);
-    boolean[] over = {false};
+    // Over the limit, tooLarge hands the request to Lingering, whose handlers replace these.
     req.handler(
         chunk -> {
-          if (over[0]) {
-            return;
-          }
           if (body.length() + chunk.length() > limit) {
-            over[0] = true;
             tooLarge(req, limit);
             done.tryFail("too large");
             return;
@@ -48,12 +44,7 @@ final class BodyReader {
           body.appendBuffer(chunk);
         });
     req.exceptionHandler(t -> done.tryFail(t));
-    req.endHandler(
-        v -> {
-          if (!over[0]) {
-            done.tryComplete(body);
-          }
-        });
+    req.endHandler(v -> done.tryComplete(body));
     return done.future();
   }
 
