@@ -2,7 +2,7 @@ package dev.tally.sidecar.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
+import dev.tally.sidecar.testing.RawHttp;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,8 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,7 +104,7 @@ class SidecarBadInputIT {
       out.write(chunk);
       out.flush();
 
-      String answer = readResponse(in);
+      String answer = RawHttp.readResponse(in);
       assertThat(answer).startsWith("HTTP/1.1 413").contains("PAYLOAD_TOO_LARGE");
       assertThat(answer.toLowerCase(Locale.ROOT)).contains("connection: close");
 
@@ -133,7 +131,7 @@ class SidecarBadInputIT {
       out.write(chunk); // 4 KiB: over the 2 KiB limit, without a Content-Length to tell
       out.flush();
 
-      String answer = readResponse(in);
+      String answer = RawHttp.readResponse(in);
       assertThat(answer)
           .startsWith("HTTP/1.1 413")
           .contains("sidecar.maxRequestBytes (2048 bytes)");
@@ -195,26 +193,6 @@ class SidecarBadInputIT {
             + framing
             + "\r\n\r\n";
     s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
-  }
-
-  /** Reads one HTTP/1.1 response with a Content-Length body; returns head and body as text. */
-  private static String readResponse(InputStream in) throws IOException {
-    ByteArrayOutputStream got = new ByteArrayOutputStream();
-    int end = -1;
-    while (end < 0) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("connection ended inside the response head: " + got);
-      }
-      got.write(b);
-      String sofar = got.toString(StandardCharsets.ISO_8859_1);
-      end = sofar.endsWith("\r\n\r\n") ? sofar.length() : -1;
-    }
-    String head = got.toString(StandardCharsets.ISO_8859_1);
-    Matcher m = Pattern.compile("(?im)^content-length:\\s*(\\d+)").matcher(head);
-    assertThat(m.find()).as("a Content-Length in %s", head).isTrue();
-    byte[] body = in.readNBytes(Integer.parseInt(m.group(1)));
-    return head + new String(body, StandardCharsets.UTF_8);
   }
 
   @Test
