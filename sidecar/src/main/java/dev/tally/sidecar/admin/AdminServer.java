@@ -12,9 +12,11 @@ import dev.tally.core.gate.Operator;
 import dev.tally.core.mcp.ActivityRecord;
 import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.sidecar.internal.http.Lingering;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -114,7 +116,7 @@ public final class AdminServer {
                   .end(probe.metrics());
           default -> {
             if (!path.startsWith("/v1/executions")) {
-              error(req, 404, "NOT_FOUND", "no such endpoint: " + path);
+              error(req, 404, "NOT_FOUND", "no such endpoint: " + quote(path));
             } else if (!authorized(req)) {
               req.response().putHeader("WWW-Authenticate", "Bearer");
               error(req, 401, "UNAUTHORIZED", "a bearer token is required for /v1");
@@ -174,7 +176,7 @@ public final class AdminServer {
           case "resolve" -> readBody(req, body -> resolve(req, id, body));
           case "confirm" -> reply(req, operator.confirm(id), 200);
           case "cancel" -> reply(req, operator.cancel(id), 200);
-          default -> error(req, 404, "NOT_FOUND", "no such action: " + parts[1]);
+          default -> error(req, 404, "NOT_FOUND", "no such action: " + quote(parts[1]));
         }
       } else {
         error(
@@ -217,8 +219,18 @@ public final class AdminServer {
           return;
         }
       }
-      ExecutionQuery q =
-          new ExecutionQuery(state, req.getParam("tool"), null, req.getParam("before"), limit);
+      String before = req.getParam("before");
+      if (before != null && !ExecutionId.isValid(before)) {
+        error(
+            req,
+            400,
+            "INVALID_QUERY",
+            "before: "
+                + quote(before)
+                + " (expected: an execution id, as in the previous page's \"next\")");
+        return;
+      }
+      ExecutionQuery q = new ExecutionQuery(state, req.getParam("tool"), null, before, limit);
       Future.fromCompletionStage(store.list(q), vertx.getOrCreateContext())
           .onSuccess(
               page -> {
@@ -269,13 +281,22 @@ public final class AdminServer {
       }
     }
 
+    /**
+     * Reads a JSON object body of at most {@link #MAX_BODY} bytes. A larger one (by {@code
+     * Content-Length} or while reading) gets 413, and the connection closes once the client has
+     * finished sending it ({@link Lingering}), so the client reads the answer instead of a reset.
+     */
     private void readBody(HttpServerRequest req, java.util.function.Consumer<JsonNode> then) {
+      if (declaredOver(req.getHeader(HttpHeaders.CONTENT_LENGTH))) {
+        tooLarge(req);
+        return;
+      }
       Buffer acc = Buffer.buffer();
+      // Over the limit, tooLarge hands the request to Lingering, whose handlers replace these.
       req.handler(
           b -> {
             if (acc.length() + b.length() > MAX_BODY) {
-              req.pause();
-              error(req, 413, "PAYLOAD_TOO_LARGE", "body over " + MAX_BODY + " bytes");
+              tooLarge(req);
               return;
             }
             acc.appendBuffer(b);
@@ -296,6 +317,23 @@ public final class AdminServer {
               error(req, 400, "INVALID_BODY", "malformed JSON");
             }
           });
+    }
+
+    private static boolean declaredOver(String contentLength) {
+      if (contentLength == null) {
+        return false;
+      }
+      try {
+        return Long.parseLong(contentLength.trim()) > MAX_BODY;
+      } catch (NumberFormatException e) {
+        return false; // the HTTP codec refuses a malformed Content-Length before this runs
+      }
+    }
+
+    private static void tooLarge(HttpServerRequest req) {
+      req.response().putHeader(HttpHeaders.CONNECTION, "close");
+      Lingering.drainThenClose(
+          req, error(req, 413, "PAYLOAD_TOO_LARGE", "body over " + MAX_BODY + " bytes"));
     }
 
     private void reply(HttpServerRequest req, CompletionStage<Execution> stage, int status) {
@@ -334,26 +372,28 @@ public final class AdminServer {
       return '"' + cut.replaceAll("[^\\x20-\\x7e]", "?") + '"';
     }
 
-    private static void json(HttpServerRequest req, int status, JsonNode body) {
+    /** Writes the answer; the future completes once it was written (or could not be). */
+    private static Future<Void> json(HttpServerRequest req, int status, JsonNode body) {
       if (req.response().ended()) {
-        return;
+        return Future.succeededFuture();
       }
       try {
-        req.response()
+        return req.response()
             .setStatusCode(status)
             .putHeader("Content-Type", "application/json")
             .end(Buffer.buffer(JSON.writeValueAsBytes(body)));
       } catch (java.io.IOException e) {
-        req.response().setStatusCode(500).end();
+        return req.response().setStatusCode(500).end();
       }
     }
 
-    private static void error(HttpServerRequest req, int status, String code, String message) {
+    private static Future<Void> error(
+        HttpServerRequest req, int status, String code, String message) {
       ObjectNode o = JsonNodeFactory.instance.objectNode();
       ObjectNode e = o.putObject("error");
       e.put("code", code);
       e.put("message", message);
-      json(req, status, o);
+      return json(req, status, o);
     }
   }
 

@@ -44,12 +44,15 @@ final class CountingUpstream {
   /**
    * What the first receipt of a title gets; later receipts (re-dispatches) are answered at once.
    */
-  record Script(boolean hold, Duration delay) {
-    static final Script NOW = new Script(false, Duration.ZERO);
-    static final Script HOLD = new Script(true, Duration.ZERO);
+  record Script(boolean hold, Duration delay, boolean reset) {
+    static final Script NOW = new Script(false, Duration.ZERO, false);
+    static final Script HOLD = new Script(true, Duration.ZERO, false);
+
+    /** The call is performed (a side effect), then its connection closes without an answer. */
+    static final Script RESET = new Script(false, Duration.ZERO, true);
 
     static Script after(Duration d) {
-      return new Script(false, d);
+      return new Script(false, d, false);
     }
   }
 
@@ -259,7 +262,10 @@ final class CountingUpstream {
           CompletableFuture<Long> done = first ? answered(title) : new CompletableFuture<>();
           reply(req, result(id, r)).whenComplete((v, e) -> done.complete(System.nanoTime()));
         };
-    if (script.hold()) {
+    if (script.reset()) {
+      answered(title).complete(System.nanoTime());
+      req.connection().close();
+    } else if (script.hold()) {
       releases
           .computeIfAbsent(title, t -> new CompletableFuture<>())
           .thenRun(() -> vertx.runOnContext(v -> answer.run()));

@@ -1,6 +1,7 @@
 package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.core.gate.TallyError;
+import dev.tally.sidecar.internal.http.Lingering;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;

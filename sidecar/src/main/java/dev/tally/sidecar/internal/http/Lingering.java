@@ -1,4 +1,4 @@
-package dev.tally.sidecar.internal.proxy;
+package dev.tally.sidecar.internal.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -8,12 +8,13 @@ import io.vertx.core.http.HttpServerRequest;
  * Closes the connection of a request answered before its body was read (413), but only once the
  * client has finished sending the body, read and dropped here: closing a socket with unread bytes
  * makes the kernel answer with a reset, which can destroy the answer before the client reads it and
- * fails the client's further writes (what nginx's {@code lingering_close} avoids). Bounded: the
- * connection closes anyway after {@value #MAX_MILLIS} ms or {@value #MAX_BYTES} dropped bytes.
+ * fails the client's further writes (what nginx's {@code lingering_close} avoids). Used by the MCP
+ * port and the admin port. Bounded: the connection closes anyway after {@value #MAX_MILLIS} ms or
+ * {@value #MAX_BYTES} dropped bytes.
  */
-final class Lingering {
-  static final long MAX_MILLIS = 5_000;
-  static final long MAX_BYTES = 16L << 20;
+public final class Lingering {
+  public static final long MAX_MILLIS = 5_000;
+  public static final long MAX_BYTES = 16L << 20;
 
   private Lingering() {}
 
@@ -21,7 +22,7 @@ final class Lingering {
    * Drops what is left of {@code req}'s body, then, once {@code answered} completed too, closes its
    * connection; event loop only.
    */
-  static void drainThenClose(HttpServerRequest req, Future<?> answered) {
+  public static void drainThenClose(HttpServerRequest req, Future<?> answered) {
     Vertx vertx = Vertx.currentContext().owner();
     long[] dropped = {0};
     boolean[] closed = {false};
