@@ -186,7 +186,16 @@ final class TimelineFindings {
     Entry unknown = firstState(mine, "outcome_unknown");
     Entry failed = firstState(mine, "failed");
     StringBuilder sb = new StringBuilder();
-    if (completed != null) {
+    Entry settled = settledWithoutDispatch(mine, unknown);
+    if (settled != null) {
+      sb.append("NO ANSWER SEEN: outcome unknown since ")
+          .append(AuditTimeline.time(unknown.at()))
+          .append("; settled as ")
+          .append(settled.text("state"))
+          .append(" at ")
+          .append(AuditTimeline.time(settled.at()))
+          .append(" without a new dispatch (an operator's resolve)");
+    } else if (completed != null) {
       sb.append("answered at ").append(AuditTimeline.time(completed.at()));
     } else if (unknown != null) {
       sb.append("NO ANSWER SEEN: outcome unknown since ").append(AuditTimeline.time(unknown.at()));
@@ -211,6 +220,12 @@ final class TimelineFindings {
   private static String delivery(List<Entry> mine) {
     Entry notDelivered = firstState(mine, "completed_not_delivered");
     Entry delivered = firstState(mine, "delivered");
+    Entry settled = settledWithoutDispatch(mine, firstState(mine, "outcome_unknown"));
+    if (settled != null && "completed".equals(settled.text("state"))) {
+      return delivered == null
+          ? "the settled result has not reached a client yet; a retry replays it"
+          : "the settled result was replayed to a client at " + AuditTimeline.time(delivered.at());
+    }
     if (notDelivered != null) {
       String s =
           "FAILED: the result was observed but the client was gone ("
@@ -237,6 +252,31 @@ final class TimelineFindings {
     return r.isEmpty()
         ? "none answered from this execution"
         : r.size() + " answered from this execution: " + String.join(", ", r);
+  }
+
+  /**
+   * The {@code completed} or {@code failed} transition that settled an {@code outcome_unknown}
+   * execution with no dispatch after {@code unknown}: only an operator's resolve does that (a
+   * re-dispatch records {@code dispatched} first). Null otherwise.
+   */
+  private static Entry settledWithoutDispatch(List<Entry> mine, Entry unknown) {
+    if (unknown == null) {
+      return null;
+    }
+    for (int i = mine.indexOf(unknown) + 1; i < mine.size(); i++) {
+      Entry e = mine.get(i);
+      if (!ActivityEntries.TRANSITION.equals(e.type())) {
+        continue;
+      }
+      String state = e.text("state");
+      if ("dispatched".equals(state)) {
+        return null;
+      }
+      if ("completed".equals(state) || "failed".equals(state)) {
+        return e;
+      }
+    }
+    return null;
   }
 
   private static Entry firstState(List<Entry> mine, String state) {

@@ -55,16 +55,28 @@ public final class Operator {
    * Settles an {@code outcome_unknown} execution as completed with {@code result} (the JSON-RPC
    * result object the operator established); retries then replay it. Retained for {@code
    * retention}.
+   *
+   * <p>No client has this result yet, and no owner is left to record its delivery, so the execution
+   * is recorded {@code completed}, then {@code completed_not_delivered}: the first replay that
+   * reaches a client makes it {@code delivered}, as for any result lost on the way back. If only
+   * the first write succeeds, the execution stays {@code completed} and still replays.
    */
   public CompletionStage<Execution> resolveCompleted(
       ExecutionId id, byte[] result, boolean isError, Duration retention) {
     return act(
-        id,
-        ExecutionState.OUTCOME_UNKNOWN,
-        e ->
-            Transition.to(e, ExecutionState.COMPLETED, clock.instant())
-                .withResult(result, isError)
-                .withRetainUntil(clock.instant().plus(retention)));
+            id,
+            ExecutionState.OUTCOME_UNKNOWN,
+            e ->
+                Transition.to(e, ExecutionState.COMPLETED, clock.instant())
+                    .withResult(result, isError)
+                    .withRetainUntil(clock.instant().plus(retention)))
+        .thenCompose(
+            completed ->
+                store
+                    .transition(
+                        Transition.to(
+                            completed, ExecutionState.COMPLETED_NOT_DELIVERED, clock.instant()))
+                    .exceptionally(err -> completed));
   }
 
   /**

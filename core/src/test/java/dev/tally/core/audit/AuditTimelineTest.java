@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionState;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -132,6 +133,63 @@ class AuditTimelineTest {
                 + "; HTTP 502; JSON-RPC error -32603")
         .contains("  delivery          nothing to deliver\n")
         .contains("+35 ms, HTTP 502, JSON-RPC error -32603\n");
+  }
+
+  /**
+   * An unknown outcome settled by an operator: the findings must not say the target answered, nor
+   * that a delivery failed; they say who settled it and whether the settled result reached a
+   * client.
+   */
+  @Test
+  void timelineOfAnOperatorSettledExecutionSaysSoAndWhetherItWasReplayed(@TempDir Path other) {
+    Instant t = T0.plusSeconds(20);
+    Execution e;
+    try (AuditJournals j = AuditJournals.open(other, Fixtures.options(new MutableClock(t)))) {
+      Execution a = accepted("alice", "deploy", "hmac-sha256:k1:cc", t);
+      j.transition(null, a);
+      e = Fixtures.step(j, a, ExecutionState.DISPATCHED, t.plusMillis(1));
+      e = Fixtures.step(j, e, ExecutionState.OUTCOME_UNKNOWN, t.plusSeconds(1));
+      e = Fixtures.step(j, e, ExecutionState.COMPLETED, t.plusSeconds(60));
+      e = Fixtures.step(j, e, ExecutionState.COMPLETED_NOT_DELIVERED, t.plusSeconds(60));
+    }
+    String pending = AuditTimeline.render(other, Optional.of(e.id().value()));
+    assertThat(pending)
+        .contains(
+            "  target            NO ANSWER SEEN: outcome unknown since "
+                + t.plusSeconds(1)
+                + "; settled as completed at "
+                + t.plusSeconds(60)
+                + " without a new dispatch (an operator's resolve)\n")
+        .contains(
+            "  delivery          the settled result has not reached a client yet; a retry"
+                + " replays it\n")
+        .doesNotContain("FAILED: the result was observed");
+
+    try (AuditJournals j = AuditJournals.open(other, Fixtures.options(new MutableClock(t)))) {
+      Fixtures.step(j, e, ExecutionState.DELIVERED, t.plusSeconds(90));
+    }
+    assertThat(AuditTimeline.render(other, Optional.of(e.id().value())))
+        .contains(
+            "  delivery          the settled result was replayed to a client at "
+                + t.plusSeconds(90)
+                + "\n");
+  }
+
+  @Test
+  void anUnknownOutcomeThatWasReDispatchedIsNotCalledSettled(@TempDir Path other) {
+    Instant t = T0.plusSeconds(20);
+    Execution e;
+    try (AuditJournals j = AuditJournals.open(other, Fixtures.options(new MutableClock(t)))) {
+      Execution a = accepted("alice", "pay", "hmac-sha256:k1:dd", t);
+      j.transition(null, a);
+      e = Fixtures.step(j, a, ExecutionState.DISPATCHED, t.plusMillis(1));
+      e = Fixtures.step(j, e, ExecutionState.OUTCOME_UNKNOWN, t.plusSeconds(1));
+      e = Fixtures.step(j, e, ExecutionState.DISPATCHED, t.plusSeconds(2));
+      e = Fixtures.step(j, e, ExecutionState.COMPLETED, t.plusSeconds(3));
+    }
+    assertThat(AuditTimeline.render(other, Optional.of(e.id().value())))
+        .contains("  target            answered at " + t.plusSeconds(3))
+        .doesNotContain("operator");
   }
 
   @Test

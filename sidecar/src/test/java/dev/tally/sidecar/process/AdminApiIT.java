@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tally.core.audit.AuditTimeline;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.sidecar.app.SidecarSettings;
@@ -30,6 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -121,7 +123,7 @@ class AdminApiIT {
     body.set("result", result);
     Reply settled = post("/v1/executions/" + id + "/resolve", body.toString());
     assertThat(settled.status()).as(settled.body()).isEqualTo(200);
-    assertThat(settled.json().path("state").asText()).isEqualTo("completed");
+    assertThat(settled.json().path("state").asText()).isEqualTo("completed_not_delivered");
     assertThat(settled.json().path("timeline").has("completed_at")).isTrue();
 
     McpClient.Answer replayed =
@@ -130,11 +132,19 @@ class AdminApiIT {
     assertThat(replayed.message().path("id").asLong()).isEqualTo(3);
     assertThat(replayed.replay().path("executionId").asText()).isEqualTo(id);
     assertThat(upstream.sideEffects(title)).as("the retries never reached the upstream").isOne();
+    Poll.until(
+        WAIT,
+        () -> all("state=delivered").size() == 1,
+        () -> "the replay that reached its client was not recorded: " + all(""));
+    assertThat(AuditTimeline.render(dir.resolve("audit"), Optional.of(id)))
+        .contains("settled as completed at")
+        .contains("without a new dispatch (an operator's resolve)")
+        .contains("the settled result was replayed to a client at");
 
     Reply again = post("/v1/executions/" + id + "/resolve", body.toString());
     assertThat(again.status()).isEqualTo(409);
     assertThat(again.errorCode()).isEqualTo("WRONG_STATE");
-    assertThat(again.errorMessage()).contains("is completed").contains("outcome_unknown");
+    assertThat(again.errorMessage()).contains("is delivered").contains("outcome_unknown");
   }
 
   @Test
