@@ -1,6 +1,7 @@
 package dev.tally.core.audit;
 
 import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -10,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -28,6 +31,7 @@ import java.util.Objects;
  * whose signing key is missing is refused, rather than continued under a new key.
  */
 public final class AuditJournals implements AuditSink, AutoCloseable {
+  private static final int MAX_ORIGINS = 4096;
   private final Path dir;
   private final AuditOptions options;
   private final FileChannel lockChannel;
@@ -35,6 +39,17 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   private final Journal activity;
   private final Journal sessions;
   private final SessionTracker tracker;
+  // Sessions of executions about to be created (see attribute); the oldest are forgotten first,
+  // so a claim that never happened (a lost race, a store failure) costs a bounded slot.
+  private final Map<ExecutionId, SessionRef> origins =
+      new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ExecutionId, SessionRef> eldest) {
+          return size() > MAX_ORIGINS;
+        }
+      };
 
   private AuditJournals(
       Path dir,
@@ -139,8 +154,22 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   }
 
   @Override
+  public void attribute(ExecutionId id, SessionRef session) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(session, "session");
+    synchronized (origins) {
+      origins.put(id, session);
+    }
+  }
+
+  @Override
   public void transition(Execution before, Execution after, SessionRef session) {
     Objects.requireNonNull(after, "after");
+    if (before == null && session == null) {
+      synchronized (origins) {
+        session = origins.remove(after.id());
+      }
+    }
     if (ActivityEntries.isRecorded(before, after)) {
       activity.append(
           ActivityEntries.transition(before, after, options.target(), session, options.clock()));

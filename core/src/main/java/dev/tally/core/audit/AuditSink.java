@@ -1,6 +1,7 @@
 package dev.tally.core.audit;
 
 import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
 import java.time.Instant;
 
 /**
@@ -40,6 +41,13 @@ public interface AuditSink {
 
   /** A request carried a run id or an MCP session. */
   void session(SessionSeen seen);
+
+  /**
+   * The execution {@code id}, about to be created, comes from a call in {@code session}: its
+   * creation entry (a {@link #transition} from {@code null} reported without a session, as stores
+   * report them) names that session. Forgotten once used; a sink may forget unused ones.
+   */
+  default void attribute(ExecutionId id, SessionRef session) {}
 
   /** Makes every entry reported before this call durable (one fsync per journal). */
   void flush();

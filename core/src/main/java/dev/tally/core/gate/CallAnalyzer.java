@@ -2,6 +2,7 @@ package dev.tally.core.gate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.audit.SessionRef;
 import dev.tally.core.canonical.ActionRecord;
 import dev.tally.core.canonical.ArgumentNormalizer;
 import dev.tally.core.canonical.CanonicalizationException;
@@ -9,22 +10,28 @@ import dev.tally.core.canonical.Jcs;
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.mcp.McpRequestHeaders;
 
 /**
  * Derives a call's {@link Identity} (ARCHITECTURE.md §6 step 1 and §3): actor, idempotency key,
  * intent scope, normalized arguments, canonical record and fingerprint. Pure; no store access.
  */
 final class CallAnalyzer {
+  private static final String RUN_PREFIX = "run:";
+
   /** Longest accepted idempotency key or intent scope, in characters. */
   static final int MAX_KEY_CHARS = 200;
 
   private final GateOptions options;
   private final KeyRing keys;
   private final ActorResolver actors;
+  private final boolean sessions;
   private final Jcs jcs;
   private final ArgumentNormalizer normalizer;
 
-  CallAnalyzer(GateOptions options, KeyRing keys, ActorResolver actors, Jcs jcs) {
+  /** {@code sessions}: derive each call's session (only an audited gate records them). */
+  CallAnalyzer(GateOptions options, KeyRing keys, ActorResolver actors, Jcs jcs, boolean sessions) {
+    this.sessions = sessions;
     this.options = options;
     this.keys = keys;
     this.actors = actors;
@@ -72,7 +79,8 @@ final class CallAnalyzer {
               scope,
               canonical,
               keys.fingerprint(canonical),
-              summary));
+              summary,
+              sessions ? sessionOf(call, scope) : null));
     } catch (CanonicalizationException e) {
       return new Refused(
           TallyError.of(
@@ -116,6 +124,20 @@ final class CallAnalyzer {
     return key;
   }
 
+  /**
+   * The MCP session of the call ({@code Mcp-Session-Id}, digested by {@link SessionRef}), else its
+   * agent run (an explicit intent scope), else null.
+   */
+  static SessionRef sessionOf(ToolCall call, String scope) {
+    String mcp = call.headers().get(McpRequestHeaders.SESSION_ID);
+    if (mcp != null && !mcp.isEmpty()) {
+      return SessionRef.mcpSession(mcp);
+    }
+    return scope.startsWith(RUN_PREFIX)
+        ? SessionRef.run(scope.substring(RUN_PREFIX.length()))
+        : null;
+  }
+
   private String intentScope(ToolCall call) throws InvalidInput {
     String scope = call.headers().get(options.intentScopeHeader());
     if (scope == null && call.meta() != null) {
@@ -137,7 +159,7 @@ final class CallAnalyzer {
       return Execution.WINDOW_SCOPE;
     }
     checkToken(scope, TallyError.Code.INVALID_INTENT_SCOPE, "intent scope");
-    return "run:" + scope;
+    return RUN_PREFIX + scope;
   }
 
   /** 1–200 visible ASCII characters: keys travel in headers and logs of other systems. */

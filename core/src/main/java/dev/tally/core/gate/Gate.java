@@ -3,6 +3,8 @@ package dev.tally.core.gate;
 import dev.tally.core.actor.ActorResolver;
 import dev.tally.core.audit.AuditSink;
 import dev.tally.core.audit.RetryOutcome;
+import dev.tally.core.audit.SessionRef;
+import dev.tally.core.audit.SessionSeen;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.contract.ToolContract;
@@ -12,6 +14,8 @@ import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
 import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.McpRequestHeaders;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,6 +45,7 @@ public final class Gate implements AutoCloseable {
   private final Matcher matcher;
   private final LeaseKeeper leases;
   private final AuditSink audit;
+  private final ActorResolver actors;
 
   private Gate(
       GateOptions options,
@@ -52,11 +57,12 @@ public final class Gate implements AutoCloseable {
       Clock clock,
       AuditSink audit) {
     this.audit = audit;
+    this.actors = actors;
     this.options = options;
     this.store = store;
     this.contracts = contracts;
     this.clock = clock;
-    this.analyzer = new CallAnalyzer(options, keys, actors, jcs);
+    this.analyzer = new CallAnalyzer(options, keys, actors, jcs, audit != AuditSink.noop());
     this.leases = new LeaseKeeper(store, clock, options.heartbeat());
     this.matcher = new Matcher(this, store, keys, clock);
   }
@@ -131,10 +137,60 @@ public final class Gate implements AutoCloseable {
       return CompletableFuture.completedFuture(new Decision.Refuse(r.error()));
     }
     Identity id = ((CallAnalyzer.Ok) analysis).identity();
+    SessionRef session = id.session();
+    if (session != null) {
+      seen(
+          new SessionSeen(
+              session,
+              id.actor(),
+              null,
+              null,
+              call.headers().get(McpRequestHeaders.PROTOCOL_VERSION),
+              clock.instant()));
+    }
+    // Reported here only: the matcher's decision, however many races it took, is one answer.
     return matcher
         .decide(call, id, null)
-        .thenApply(this::reportRetry)
+        .thenApply(d -> reportRetry(d, session))
         .exceptionally(Gate::storeFailure);
+  }
+
+  /**
+   * Reports, for the sessions journal, that an MCP session was established: adapters call it when
+   * the upstream's answer to {@code initialize} assigns {@code mcpSessionId}, with the client
+   * information of the request ({@code clientInfo.name}, {@code clientInfo.version}, the protocol
+   * version; each may be null). Later calls in the session are reported by {@link #admit}. Never
+   * throws: an audit journal that cannot write shows as a gap at verify time.
+   */
+  public void sessionStarted(
+      String mcpSessionId,
+      Headers headers,
+      String clientName,
+      String clientVersion,
+      String protocolVersion) {
+    if (mcpSessionId == null || mcpSessionId.isEmpty() || audit == AuditSink.noop()) {
+      return;
+    }
+    try {
+      seen(
+          new SessionSeen(
+              SessionRef.mcpSession(mcpSessionId),
+              actors.resolve(headers),
+              clientName,
+              clientVersion,
+              protocolVersion,
+              clock.instant()));
+    } catch (RuntimeException e) {
+      // as in seen()
+    }
+  }
+
+  private void seen(SessionSeen s) {
+    try {
+      audit.session(s);
+    } catch (RuntimeException e) {
+      // The call goes on; an audit journal that cannot write shows as a gap at verify time.
+    }
   }
 
   /**
@@ -160,8 +216,10 @@ public final class Gate implements AutoCloseable {
             id.summary()));
   }
 
-  /** Reports to the audit journal a call that was answered from an existing execution. */
-  Decision reportRetry(Decision d) {
+  /**
+   * Reports to the audit journal a call (in {@code session}) answered from an existing execution.
+   */
+  private Decision reportRetry(Decision d, SessionRef session) {
     RetryOutcome outcome = null;
     Execution e = null;
     if (d instanceof Decision.Replay r) {
@@ -185,7 +243,7 @@ public final class Gate implements AutoCloseable {
     }
     if (outcome != null) {
       try {
-        audit.retry(e, outcome, null, clock.instant());
+        audit.retry(e, outcome, session, clock.instant());
       } catch (RuntimeException ex) {
         // The decision stands; an audit journal that cannot write shows as a gap at verify time.
       }
@@ -298,8 +356,16 @@ public final class Gate implements AutoCloseable {
         c.resultRetention().compareTo(c.attachWindow()) >= 0
             ? c.resultRetention()
             : c.attachWindow();
+    ExecutionId executionId = ExecutionId.generate(clock);
+    if (id.session() != null) {
+      try {
+        audit.attribute(executionId, id.session());
+      } catch (RuntimeException e) {
+        // The creation entry then names no session.
+      }
+    }
     return new Execution(
-        ExecutionId.generate(clock),
+        executionId,
         1,
         id.matchKey(),
         id.kind(),

@@ -1,5 +1,6 @@
 package dev.tally.core.gate;
 
+import dev.tally.core.audit.SessionRef;
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.execution.MatchKind;
 import dev.tally.core.fingerprint.Fingerprint;
@@ -10,7 +11,9 @@ import java.util.HexFormat;
 
 /**
  * Everything the gate derived from one call before touching the store: actor, contract, canonical
- * record bytes, fingerprint and the match key a retry is found by.
+ * record bytes, fingerprint, the match key a retry is found by, and the MCP session or agent run
+ * the call came in ({@code session}, null if neither; for the audit journals only, never part of
+ * the intent).
  */
 record Identity(
     String actor,
@@ -20,7 +23,8 @@ record Identity(
     String intentScope,
     byte[] canonical,
     Fingerprint fingerprint,
-    String summary) {
+    String summary,
+    SessionRef session) {
 
   MatchKind kind() {
     return idempotencyKey != null ? MatchKind.IDEMPOTENCY_KEY : MatchKind.FINGERPRINT;

@@ -61,8 +61,7 @@ final class Matcher {
         .thenCompose(
             older -> {
               if (older.isPresent()) {
-                return onExisting(call, id, older.get(), deadline, races)
-                    .thenApply(gate::reportRetry);
+                return onExisting(call, id, older.get(), deadline, races);
               }
               return store
                   .claim(gate.newExecution(id, now), now)
@@ -71,8 +70,7 @@ final class Matcher {
                         if (claim instanceof Claim.Won won) {
                           return CompletableFuture.completedFuture(onWon(won.execution(), id));
                         }
-                        return onExisting(call, id, claim.execution(), deadline, races)
-                            .thenApply(gate::reportRetry);
+                        return onExisting(call, id, claim.execution(), deadline, races);
                       });
             });
   }
