@@ -6,10 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.audit.AuditTimeline;
-import dev.tally.core.config.ConfigOverrides;
-import dev.tally.core.config.TallyConfig;
-import dev.tally.sidecar.app.SidecarSettings;
-import dev.tally.sidecar.app.TallyServer;
 import dev.tally.sidecar.process.CountingUpstream.Script;
 import dev.tally.sidecar.testing.RawHttp;
 import java.io.IOException;
@@ -23,14 +19,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -56,7 +50,7 @@ class AdminApiIT {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
   private final List<String> log = new CopyOnWriteArrayList<>();
-  private TallyServer tally;
+  private InJvmTally tally;
   private URI mcp;
 
   @BeforeAll
@@ -72,7 +66,7 @@ class AdminApiIT {
   @AfterEach
   void stop() throws Exception {
     if (tally != null) {
-      tally.stop();
+      tally.close();
     }
     agent.close();
     assertThat(String.join("\n", log)).doesNotContain(TOKEN);
@@ -82,20 +76,13 @@ class AdminApiIT {
   private void start(String toolsYaml) throws Exception {
     Path token = dir.resolve("admin.token");
     Files.writeString(token, TOKEN + "\n");
-    String yaml =
-        "upstream:\n  url: "
-            + upstream.url()
-            + "\nsidecar:\n  listen: 127.0.0.1:0\n"
-            + "admin:\n  listen: 127.0.0.1:0\n  tokenFile: "
-            + token
-            + "\nstore: journal:"
-            + dir.resolve("journal")
-            + "\n"
-            + toolsYaml;
-    TallyConfig cfg = TallyConfig.parse(yaml, "test configuration", ConfigOverrides.none());
-    SidecarSettings settings = SidecarSettings.from(cfg, ConfigOverrides.ofEnv(Map.of()));
-    tally = TallyServer.start(cfg, settings, Clock.systemUTC(), log::add);
-    mcp = URI.create("http://127.0.0.1:" + tally.mcpPort() + "/mcp");
+    tally =
+        InJvmTally.start(
+            dir,
+            upstream.url(),
+            "admin:\n  listen: 127.0.0.1:0\n  tokenFile: " + token + "\n" + toolsYaml,
+            log::add);
+    mcp = tally.mcp;
   }
 
   // ---- operator actions --------------------------------------------------------------------
@@ -394,7 +381,7 @@ class AdminApiIT {
   }
 
   private URI admin(String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + tally.adminPort() + pathAndQuery);
+    return tally.admin(pathAndQuery);
   }
 
   private Reply get(String pathAndQuery) throws IOException, InterruptedException {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -202,6 +203,7 @@ final class CountingUpstream {
                   r.put("protocolVersion", "2025-11-25");
                   r.putObject("capabilities").putObject("tools");
                   r.putObject("serverInfo").put("name", "counting-upstream").put("version", "1");
+                  req.response().putHeader("Mcp-Session-Id", "counting-" + UUID.randomUUID());
                   reply(req, result(id, r));
                 }
                 case "notifications/initialized" -> req.response().setStatusCode(202).end();

@@ -5,6 +5,7 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.ToolCall;
+import dev.tally.core.mcp.Headers;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -25,6 +26,17 @@ public interface Admission {
 
   /** A replay of {@code e} was written to its client (see {@link Gate#replayDelivered}). */
   default void replayDelivered(Execution e) {}
+
+  /**
+   * The upstream's answer to {@code initialize} assigned {@code mcpSessionId}; for the sessions
+   * journal (see {@link Gate#sessionStarted}).
+   */
+  default void sessionStarted(
+      String mcpSessionId,
+      Headers requestHeaders,
+      String clientName,
+      String clientVersion,
+      String protocolVersion) {}
 
   /** The real gate. */
   static Admission of(Gate gate) {
@@ -47,6 +59,17 @@ public interface Admission {
       @Override
       public void replayDelivered(Execution e) {
         gate.replayDelivered(e);
+      }
+
+      @Override
+      public void sessionStarted(
+          String mcpSessionId,
+          Headers requestHeaders,
+          String clientName,
+          String clientVersion,
+          String protocolVersion) {
+        gate.sessionStarted(
+            mcpSessionId, requestHeaders, clientName, clientVersion, protocolVersion);
       }
     };
   }

@@ -2,12 +2,16 @@ package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.sidecar.internal.stream.Delivery;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 
 /**
  * Watches the JSON-RPC messages of one upstream response (each SSE event's data, or the JSON body)
  * on their way to the client. Called on the upstream response's context, in order.
  */
 interface MessageTap {
+  /** The response head arrived, with these headers (before {@link #onHead}). */
+  default void onResponseHeaders(MultiMap headers) {}
+
   /** The response head arrived. */
   default void onHead(int status, boolean sse) {}
 

@@ -89,10 +89,12 @@ final class PostFlow {
       }
       return;
     }
-    MessageTap tap =
-        JsonRpc.TOOLS_LIST.equals(scan.method()) && scan.id() != null
-            ? new LearnTap(proxy, scan.id())
-            : null;
+    MessageTap tap = null;
+    if (JsonRpc.TOOLS_LIST.equals(scan.method()) && scan.id() != null) {
+      tap = new LearnTap(proxy, scan.id());
+    } else if (JsonRpc.INITIALIZE.equals(scan.method()) && !modern) {
+      tap = SessionTap.forInitialize(proxy, req, bytes, off, len);
+    }
     Forwarder.forward(
         proxy,
         req,

@@ -32,6 +32,7 @@ final class Relay {
     boolean sse =
         MediaTypes.SSE.equals(MediaTypes.essence(upResp.getHeader(HttpHeaders.CONTENT_TYPE)));
     if (mode.tap() != null) {
+      mode.tap().onResponseHeaders(upResp.headers());
       mode.tap().onHead(upResp.statusCode(), sse);
     }
     if (!sse && (mode.tap() == null || mode.cancelOnClientClose())) {

@@ -15,6 +15,8 @@ public final class JsonRpc {
   /** JSON-RPC method listing tools. */
   public static final String TOOLS_LIST = "tools/list";
 
+  public static final String INITIALIZE = "initialize";
+
   private final JsonFactory factory;
   private final ObjectMapper mapper;
   private final int maxDepth;
