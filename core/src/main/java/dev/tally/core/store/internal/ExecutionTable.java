@@ -387,13 +387,22 @@ public final class ExecutionTable {
    * is given (its {@link ExecutionBinary} document, shared with whoever passed it).
    */
   public void restore(Execution e, byte[] resultBytes, byte[] doc) {
+    restoreOwned(e, resultBytes == null ? null : resultBytes.clone(), doc);
+  }
+
+  /**
+   * As {@link #restore(Execution, byte[], byte[])}, but keeps {@code resultBytes} itself instead of
+   * a copy: the caller hands it over and never modifies it (a journal's recovered state shares its
+   * arrays with the table, so a restart holds each result once, as the running store did).
+   */
+  public void restoreOwned(Execution e, byte[] resultBytes, byte[] doc) {
     Objects.requireNonNull(e, "execution");
     slots.compute(
         e.id(),
         (id, old) -> {
           byte[] bytes =
               resultBytes != null
-                  ? resultBytes.clone()
+                  ? resultBytes
                   : old != null && e.result() != null && e.result().retained()
                       ? old.result()
                       : null;

@@ -142,7 +142,9 @@ public final class JournalExecutionStore implements ExecutionStore {
               ? ExecutionTable.unbounded(options.maxResultBytes())
               : ExecutionTable.retaining(options.maxResultBytes(), options.maxBytes());
       for (LogState.Entry e : recovered.state().entries()) {
-        table.restore(e.execution(), e.result(), e.doc());
+        // The recovered state keeps its arrays unchanged: share them rather than hold each
+        // result twice (a restart needed twice the running heap and failed with it).
+        table.restoreOwned(e.execution(), e.result(), e.doc());
       }
       GroupWriter writer =
           new GroupWriter(
