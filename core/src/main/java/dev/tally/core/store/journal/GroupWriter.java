@@ -427,8 +427,18 @@ final class GroupWriter {
     long closed = segmentSeq;
     FileChannel next = dir.create(dir.segment(closed + 1), JournalFormat.KIND_SEGMENT, closed + 1);
     preallocator.awaitPending(); // it may still be writing zeros into the segment closed here
+    // A closed segment keeps no preallocated zeros: compaction subtracts the file sizes of what
+    // it replaces, so closedBytes must have added the same sizes (it added the written size while
+    // compaction subtracted up to preallocateBytes more per segment, so the log looked ever
+    // smaller and background compaction stopped after the first one).
+    long closedSize = segmentSize;
+    try {
+      segment.truncate(segmentSize);
+    } catch (IOException e) {
+      closedSize = sizeOr(segment, segmentSize);
+    }
     JournalDir.closeQuietly(segment);
-    closedBytes.addAndGet(segmentSize);
+    closedBytes.addAndGet(closedSize);
     segment = next;
     segmentSeq = closed + 1;
     segmentSize = JournalFormat.HEADER_BYTES;
@@ -437,6 +447,14 @@ final class GroupWriter {
       preallocator.attach(next, segmentSize, segmentFileSize);
     }
     return closed;
+  }
+
+  private static long sizeOr(FileChannel ch, long fallback) {
+    try {
+      return ch.size();
+    } catch (IOException e) {
+      return fallback;
+    }
   }
 
   private void drain(StoreException error) {

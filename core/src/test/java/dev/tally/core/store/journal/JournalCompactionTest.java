@@ -208,4 +208,45 @@ class JournalCompactionTest {
     assertThat(directoryBytes(dir)).as("one live record left").isLessThan(2048);
     assertThat(await(reopenAfterCrash().find(e.id()))).contains(e);
   }
+
+  /**
+   * With segments preallocated (the default), compaction must go on as the journal keeps growing,
+   * not stop after the first: a closed segment's preallocated zeros once made the log look 4 MiB
+   * smaller per compaction than it was.
+   */
+  @Test
+  void compactionKeepsRunningWhileTheJournalGrowsWithPreallocatedSegments() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger compactions =
+        new java.util.concurrent.atomic.AtomicInteger();
+    store =
+        JournalExecutionStore.open(
+            options().withPreallocation(4L << 20).withCompaction(8 * 1024, 2.0),
+            ChannelFactory.DEFAULT,
+            step -> {
+              if (step == Step.OLD_FILES_DELETED) {
+                compactions.incrementAndGet();
+              }
+            });
+    Execution e = claim(store, clock);
+    for (int i = 0; i < 3000 && compactions.get() < 4; i++) {
+      e =
+          await(
+              store.touch(
+                  e.id(),
+                  e.version(),
+                  new Lease("owner-a", clock.instant().plusSeconds(i)),
+                  false));
+    }
+    for (int w = 0; w < 200 && compactions.get() < 4; w++) {
+      Thread.sleep(10);
+    }
+    assertThat(compactions.get())
+        .as("compactions while ~600 KB were appended")
+        .isGreaterThanOrEqualTo(4);
+    await(store.compactNow());
+    assertThat(directoryBytes(dir))
+        .as("one live record and the preallocated tail of the open segment")
+        .isLessThan((4L << 20) + 64 * 1024);
+    assertThat(await(reopenAfterCrash().find(e.id()))).contains(e);
+  }
 }
