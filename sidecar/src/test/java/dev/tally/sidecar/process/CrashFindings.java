@@ -85,6 +85,8 @@ final class CrashFindings {
   }
 
   /** What the files in a journal directory say about a compaction a kill interrupted. */
+  static final String NO_COMPACTION_IN_FLIGHT = "no compaction file in flight";
+
   static String compactionInFlight(Path journal) throws IOException {
     List<String> names = names(journal);
     if (names.stream().anyMatch(n -> n.endsWith(".tmp"))) {
@@ -96,7 +98,7 @@ final class CrashFindings {
         || !snaps.isEmpty() && segs.stream().anyMatch(s -> s <= snaps.get(snaps.size() - 1))) {
       return "replaced files not yet deleted";
     }
-    return "no compaction file in flight";
+    return NO_COMPACTION_IN_FLIGHT;
   }
 
   /** Sequence numbers of the snapshots in a journal directory. */
