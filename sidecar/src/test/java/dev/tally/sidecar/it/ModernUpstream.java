@@ -19,6 +19,10 @@ final class ModernUpstream {
   final AtomicInteger effects = new AtomicInteger();
   final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
   final AtomicInteger posts = new AtomicInteger();
+
+  /** Requests whose connection closed before they were answered (the client side cancelled). */
+  final AtomicInteger cancelled = new AtomicInteger();
+
   private final HttpServer server;
 
   ModernUpstream(Vertx vertx) throws Exception {
@@ -31,6 +35,13 @@ final class ModernUpstream {
                         .onSuccess(
                             body -> {
                               posts.incrementAndGet();
+                              req.connection()
+                                  .closeHandler(
+                                      v -> {
+                                        if (!req.response().ended()) {
+                                          cancelled.incrementAndGet();
+                                        }
+                                      });
                               String key = req.getHeader("Idempotency-Key");
                               if (key != null) {
                                 idempotencyKeys.add(key);
@@ -71,6 +82,14 @@ final class ModernUpstream {
                                 case "slow" -> {
                                   // Never answers: the sidecar's upstream timeout must fire.
                                 }
+                                case "brew" ->
+                                    // Answers after 600 ms.
+                                    vertx.setTimer(
+                                        600,
+                                        t -> {
+                                          effects.incrementAndGet();
+                                          answer(req, id, text("brewed"));
+                                        });
                                 case "boom" -> req.response().setStatusCode(500).end("internal");
                                 default -> req.response().setStatusCode(404).end();
                               }

@@ -57,12 +57,16 @@ class SidecarModernEraIT {
   }
 
   private void startReal(SidecarOptions options) throws Exception {
+    startReal(options, ContractRegistry.defaults());
+  }
+
+  private void startReal(SidecarOptions options, ContractRegistry contracts) throws Exception {
     store = MemoryExecutionStore.create();
     gate =
         Gate.create(
             GateOptions.defaults("modern"),
             store,
-            ContractRegistry.defaults(),
+            contracts,
             KeyRing.of(
                 HmacKey.of(
                     "k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII))),
@@ -219,5 +223,111 @@ class SidecarModernEraIT {
       // The listener is closed: refused outright is also a correct outcome.
     }
     sidecar = null;
+  }
+
+  /** Sends a 2026-07-28 {@code tools/call} on a raw connection and returns it, still open. */
+  private java.net.Socket sendRaw(int id, String tool) throws Exception {
+    URI u = URI.create(url);
+    java.net.Socket socket = new java.net.Socket(u.getHost(), u.getPort());
+    byte[] body = call(id, tool, "{}", "").getBytes(StandardCharsets.UTF_8);
+    String head =
+        "POST "
+            + u.getPath()
+            + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+            + "Mcp-Method: tools/call\r\nMcp-Name: "
+            + tool
+            + "\r\nContent-Length: "
+            + body.length
+            + "\r\n\r\n";
+    socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+    socket.getOutputStream().write(body);
+    socket.getOutputStream().flush();
+    return socket;
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier c, String what)
+      throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!c.getAsBoolean()) {
+      assertThat(System.nanoTime() - end).as(what).isNegative();
+      Thread.sleep(5);
+    }
+  }
+
+  private java.util.List<dev.tally.core.execution.Execution> executions() {
+    return store
+        .list(new dev.tally.core.store.ExecutionQuery(null, null, null, null, 50))
+        .toCompletableFuture()
+        .join()
+        .items();
+  }
+
+  /**
+   * A closed response stream means cancel for a tool whose contract says so: the sidecar resets the
+   * upstream request at once, while the upstream is still working (it did not wait for the
+   * upstream's answer to notice), and records the outcome as unknown.
+   */
+  @Test
+  void aClientThatClosesMidCallCancelsAToolWhoseContractSaysCancel() throws Exception {
+    ContractRegistry contracts =
+        dev.tally.core.config.TallyConfig.parse(
+                "tools:\n  slow:\n    onDisconnect: cancel\n",
+                "test",
+                dev.tally.core.config.ConfigOverrides.none())
+            .tools()
+            .newRegistry();
+    startReal(options(upstream.url()).upstreamTimeout(Duration.ofSeconds(30)).build(), contracts);
+    java.net.Socket client = sendRaw(8, "slow");
+    awaitTrue(() -> upstream.posts.get() == 1, "the call reached the upstream");
+    client.close(); // the 2026-07-28 client closes its response stream
+    awaitTrue(() -> upstream.cancelled.get() == 1, "the upstream request was reset");
+    awaitTrue(
+        () ->
+            executions().size() == 1
+                && executions().get(0).state()
+                    == dev.tally.core.execution.ExecutionState.OUTCOME_UNKNOWN,
+        "the execution is outcome_unknown: " + executions());
+  }
+
+  /** The same for a read-only call, which passes without the gate: nothing is recorded. */
+  @Test
+  void aClientThatClosesMidCallCancelsAReadOnlyCallThatPassesThrough() throws Exception {
+    ContractRegistry contracts =
+        dev.tally.core.config.TallyConfig.parse(
+                "tools:\n  slow:\n    class: read_only\n",
+                "test",
+                dev.tally.core.config.ConfigOverrides.none())
+            .tools()
+            .newRegistry();
+    startReal(options(upstream.url()).upstreamTimeout(Duration.ofSeconds(30)).build(), contracts);
+    java.net.Socket client = sendRaw(11, "slow");
+    awaitTrue(() -> upstream.posts.get() == 1, "the call reached the upstream");
+    client.close();
+    awaitTrue(() -> upstream.cancelled.get() == 1, "the upstream request was reset");
+    assertThat(executions()).isEmpty();
+  }
+
+  /**
+   * By default a non-read-only tool finishes: the upstream is not interrupted, its result is stored
+   * (not delivered), and the client's retry gets it replayed without a second effect.
+   */
+  @Test
+  void aClientThatClosesMidCallLetsAToolFinishByDefaultAndTheRetryGetsTheResult() throws Exception {
+    startReal(options(upstream.url()).build());
+    java.net.Socket client = sendRaw(9, "brew");
+    awaitTrue(() -> upstream.posts.get() == 1, "the call reached the upstream");
+    client.close();
+    awaitTrue(
+        () ->
+            executions().size() == 1
+                && executions().get(0).state()
+                    == dev.tally.core.execution.ExecutionState.COMPLETED_NOT_DELIVERED,
+        "the execution completed without delivery: " + executions());
+    assertThat(upstream.cancelled).hasValue(0);
+    HttpResponse<String> retry = post("tools/call", "brew", call(10, "brew", "{}", ""));
+    assertThat(retry.body()).contains("\"id\":10").contains("brewed").contains("dev.tally/replay");
+    assertThat(upstream.effects).hasValue(1);
+    assertThat(upstream.posts).hasValue(1);
   }
 }

@@ -29,6 +29,17 @@ final class Forwarder {
               }
               HttpClientRequest up = ar.result();
               Future<HttpClientResponse> sent = body == null ? up.send() : up.send(body);
+              if (mode.cancelOnClientClose()) {
+                // A closed stream cancels: do not keep the upstream working for nobody, also
+                // before its answer began (the relay takes over from there).
+                req.response()
+                    .closeHandler(
+                        v -> {
+                          if (!req.response().ended()) {
+                            up.reset();
+                          }
+                        });
+              }
               sent.onComplete(
                   r -> {
                     if (r.failed()) {

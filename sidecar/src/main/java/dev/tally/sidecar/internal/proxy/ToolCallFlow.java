@@ -245,6 +245,28 @@ final class ToolCallFlow {
           public void answered(HttpClientRequest up, HttpClientResponse resp, long timer) {
             relayDispatch(tap, up, resp, cancel, timer);
           }
+
+          @Override
+          public void sending(HttpClientRequest up) {
+            if (cancel) {
+              cancelOnClientClose(up, tap);
+            }
+          }
+        });
+  }
+
+  /**
+   * A 2026-07-28 client that closes its response stream cancels a tool whose contract says {@code
+   * cancel}: reset the upstream request at once, also while the upstream has not answered yet (the
+   * relay takes over once it has). The broken request then records the outcome as unknown.
+   */
+  private void cancelOnClientClose(HttpClientRequest up, DispatchTap tap) {
+    HttpServerResponse resp = req.response();
+    resp.closeHandler(
+        v -> {
+          if (!resp.ended() && !tap.settled()) {
+            up.reset();
+          }
         });
   }
 

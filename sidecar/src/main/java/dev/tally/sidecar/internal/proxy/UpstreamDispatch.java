@@ -32,6 +32,9 @@ final class UpstreamDispatch {
      * settled.
      */
     void answered(HttpClientRequest up, HttpClientResponse resp, long timer);
+
+    /** The request is being sent upstream; {@code up} may be reset to cancel it. */
+    default void sending(HttpClientRequest up) {}
   }
 
   private UpstreamDispatch() {}
@@ -74,19 +77,20 @@ final class UpstreamDispatch {
                           up.reset();
                         }
                       });
-          up.send(body)
-              .onComplete(
-                  r -> {
-                    if (r.failed()) {
-                      context.owner().cancelTimer(timer);
-                      if (!tap.settled()) {
-                        tap.onFailure("upstream request failed after it was sent");
-                        outcome.brokenAfterSend();
-                      }
-                      return;
-                    }
-                    outcome.answered(up, r.result(), timer);
-                  });
+          Future<HttpClientResponse> answer = up.send(body);
+          outcome.sending(up);
+          answer.onComplete(
+              r -> {
+                if (r.failed()) {
+                  context.owner().cancelTimer(timer);
+                  if (!tap.settled()) {
+                    tap.onFailure("upstream request failed after it was sent");
+                    outcome.brokenAfterSend();
+                  }
+                  return;
+                }
+                outcome.answered(up, r.result(), timer);
+              });
         });
   }
 }
