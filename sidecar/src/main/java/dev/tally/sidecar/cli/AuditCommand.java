@@ -6,6 +6,7 @@ import dev.tally.core.audit.AuditPublicKey;
 import dev.tally.core.audit.AuditTimeline;
 import dev.tally.core.audit.AuditVerification;
 import dev.tally.core.audit.AuditVerifier;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -32,7 +33,7 @@ final class AuditCommand implements Runnable {
         "Checks the hash chain and the signed checkpoints of both journals in DIR.",
         "Prints 'ok: <n> entries, <m> checkpoints' and exits 0, or names the first bad entry and exits 1."
       })
-  static final class Verify implements Callable<Integer> {
+  static final class Verify implements Callable<Integer>, TallyCli.Streams {
     @Parameters(paramLabel = "DIR", description = "The audit directory.")
     Path dir;
 
@@ -47,6 +48,13 @@ final class AuditCommand implements Runnable {
     boolean allowTail;
 
     PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    @Override
+    public void streams(InputStream in, PrintStream out, PrintStream err) {
+      this.out = out;
+      this.err = err;
+    }
 
     @Override
     public Integer call() {
@@ -65,7 +73,7 @@ final class AuditCommand implements Runnable {
   @Command(
       name = "show",
       description = "Prints the timeline of one execution, or one line per execution.")
-  static final class Show implements Callable<Integer> {
+  static final class Show implements Callable<Integer>, TallyCli.Streams {
     @Parameters(paramLabel = "DIR", description = "The audit directory.")
     Path dir;
 
@@ -73,15 +81,31 @@ final class AuditCommand implements Runnable {
     String execution;
 
     PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    @Override
+    public void streams(InputStream in, PrintStream out, PrintStream err) {
+      this.out = out;
+      this.err = err;
+    }
 
     @Override
     public Integer call() {
+      if (!java.nio.file.Files.isRegularFile(dir.resolve(AuditFiles.ACTIVITY))) {
+        err.println(
+            "tally audit show: "
+                + dir
+                + ": no audit journal here (expected "
+                + AuditFiles.ACTIVITY
+                + ", beside a journal store in its audit/ directory)");
+        return TallyCli.EXIT_USAGE;
+      }
       try {
         out.print(AuditTimeline.render(dir, Optional.ofNullable(execution)));
         out.flush();
         return 0;
       } catch (AuditException e) {
-        System.err.println("tally audit show: " + e.getMessage());
+        err.println("tally audit show: " + e.getMessage());
         return TallyCli.EXIT_USAGE;
       }
     }
@@ -91,11 +115,18 @@ final class AuditCommand implements Runnable {
   @Command(
       name = "key",
       description = "Prints the public key that verifies the checkpoints in DIR.")
-  static final class Key implements Callable<Integer> {
+  static final class Key implements Callable<Integer>, TallyCli.Streams {
     @Parameters(paramLabel = "DIR", description = "The audit directory.")
     Path dir;
 
     PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    @Override
+    public void streams(InputStream in, PrintStream out, PrintStream err) {
+      this.out = out;
+      this.err = err;
+    }
 
     @Override
     public Integer call() {
@@ -104,7 +135,7 @@ final class AuditCommand implements Runnable {
         out.flush();
         return 0;
       } catch (AuditException e) {
-        System.err.println("tally audit key: " + e.getMessage());
+        err.println("tally audit key: " + e.getMessage());
         return TallyCli.EXIT_USAGE;
       }
     }

@@ -47,11 +47,7 @@ public final class TallyCli implements Runnable {
    */
   public static int run(InputStream in, PrintStream out, PrintStream err, String... args) {
     CommandLine cl = new CommandLine(new TallyCli());
-    for (CommandLine sub : cl.getSubcommands().values()) {
-      if (sub.getCommand() instanceof Streams s) {
-        s.streams(in, out, err);
-      }
-    }
+    wireStreams(cl, in, out, err);
     cl.setOut(new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true));
     cl.setErr(new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true));
     cl.setExitCodeExceptionMapper(t -> EXIT_USAGE);
@@ -71,6 +67,17 @@ public final class TallyCli implements Runnable {
           return EXIT_USAGE;
         });
     return cl.execute(args);
+  }
+
+  /** Hands the streams to every command below {@code cl} that uses them (nested ones too). */
+  private static void wireStreams(
+      CommandLine cl, InputStream in, PrintStream out, PrintStream err) {
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      if (sub.getCommand() instanceof Streams s) {
+        s.streams(in, out, err);
+      }
+      wireStreams(sub, in, out, err);
+    }
   }
 
   /** A command that reads or writes the standard streams, so that tests can replace them. */

@@ -236,4 +236,105 @@ class TallyCliTest {
     assertThat(m.find()).as(p + " in " + text).isTrue();
     return m.group(1);
   }
+
+  // ---- tally audit ----------------------------------------------------------------------------
+
+  /** Writes an audit directory with {@code executions} executions taken to delivered. */
+  private static List<String> writeAudit(
+      dev.tally.core.audit.AuditJournals j, java.time.Clock clock, int executions) {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < executions; i++) {
+      dev.tally.core.execution.Execution e =
+          dev.tally.core.testing.Executions.candidate(clock).build();
+      j.transition(null, e);
+      for (dev.tally.core.execution.ExecutionState to :
+          List.of(
+              dev.tally.core.execution.ExecutionState.AUTHORIZED,
+              dev.tally.core.execution.ExecutionState.DISPATCHED)) {
+        dev.tally.core.execution.Execution next =
+            e.apply(dev.tally.core.execution.Transition.to(e, to, clock.instant()));
+        j.transition(e, next);
+        e = next;
+      }
+      ids.add(e.id().value());
+    }
+    j.flush();
+    return ids;
+  }
+
+  private static dev.tally.core.audit.AuditJournals openAudit(Path dir, int checkpointEvery) {
+    return dev.tally.core.audit.AuditJournals.open(
+        dir, dev.tally.core.audit.AuditOptions.defaults().withCheckpointEvery(checkpointEvery));
+  }
+
+  @Test
+  void auditVerifyShowAndKeyReadAJournalAndCatchATamperedByte() throws IOException {
+    Path audit = dir.resolve("audit");
+    List<String> ids;
+    try (dev.tally.core.audit.AuditJournals j = openAudit(audit, 4)) {
+      ids = writeAudit(j, java.time.Clock.systemUTC(), 3);
+    }
+    Run ok = run("", "audit", "verify", audit.toString());
+    assertThat(ok.code()).as(ok.out() + ok.stderr()).isZero();
+    assertThat(ok.out()).matches("ok: \\d+ entries, \\d+ checkpoints\\n");
+
+    Run key = run("", "audit", "key", audit.toString());
+    assertThat(key.code()).isZero();
+    assertThat(key.out()).isEqualTo(Files.readString(audit.resolve("audit-public.key")));
+
+    Run overview = run("", "audit", "show", audit.toString());
+    assertThat(overview.code()).isZero();
+    assertThat(overview.out()).contains(ids.get(0), ids.get(1), ids.get(2));
+    Run timeline = run("", "audit", "show", audit.toString(), "--execution", ids.get(1));
+    assertThat(timeline.code()).isZero();
+    assertThat(timeline.out())
+        .startsWith("Execution " + ids.get(1))
+        .contains("dispatched")
+        .contains("same fingerprint");
+
+    Path activity = audit.resolve("activity.jsonl");
+    byte[] bytes = Files.readAllBytes(activity);
+    int at = bytes.length / 2;
+    while (bytes[at] == '\n' || bytes[at] == '"') {
+      at++;
+    }
+    bytes[at] ^= 0x01;
+    Files.write(activity, bytes);
+    Run bad = run("", "audit", "verify", audit.toString());
+    assertThat(bad.code()).isOne();
+    assertThat(bad.out()).startsWith("bad: ").containsPattern("entry seq \\d+ at byte \\d+");
+
+    Run missing = run("", "audit", "show", dir.resolve("nowhere").toString());
+    assertThat(missing.code()).isEqualTo(TallyCli.EXIT_USAGE);
+    assertOneLine(missing.stderr());
+  }
+
+  @Test
+  void auditVerifyReportsAnUnsignedTailAndChecksAGivenPublicKey() throws IOException {
+    Path audit = dir.resolve("audit");
+    Path other = dir.resolve("other");
+    try (dev.tally.core.audit.AuditJournals j = openAudit(other, 4)) {
+      writeAudit(j, java.time.Clock.systemUTC(), 1);
+    }
+    try (dev.tally.core.audit.AuditJournals j = openAudit(audit, 1000)) {
+      writeAudit(j, java.time.Clock.systemUTC(), 2); // six entries, no checkpoint yet
+      Run tail = run("", "audit", "verify", audit.toString());
+      assertThat(tail.code()).as(tail.out()).isOne();
+      assertThat(tail.out()).startsWith("tail: ");
+      Run allowed = run("", "audit", "verify", audit.toString(), "--allow-tail");
+      assertThat(allowed.code()).as(allowed.out()).isZero();
+    }
+    Run signed = run("", "audit", "verify", audit.toString());
+    assertThat(signed.code()).as("closing signs the tail: " + signed.out()).isZero();
+    Run foreign =
+        run(
+            "",
+            "audit",
+            "verify",
+            audit.toString(),
+            "--public-key",
+            other.resolve("audit-public.key").toString());
+    assertThat(foreign.code()).as(foreign.out()).isOne();
+    assertThat(foreign.out()).startsWith("bad: ");
+  }
 }
