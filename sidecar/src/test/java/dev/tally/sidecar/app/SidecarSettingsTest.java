@@ -26,6 +26,47 @@ class SidecarSettingsTest {
     assertThat(s.drainTimeout()).isEqualTo(SidecarSettings.DEFAULT_DRAIN_TIMEOUT);
   }
 
+  /** Every proxying key of the file reaches the options the proxy runs with. */
+  @Test
+  void everyProxyingKeyReachesTheSidecarOptions() {
+    String yaml =
+        String.join(
+            "\n",
+            "upstream:",
+            "  url: http://127.0.0.1:3000/mcp",
+            "  timeout: 45s",
+            "  connectTimeout: 3s",
+            "  maxConnections: 17",
+            "  maxResponseBytes: 2MiB",
+            "sidecar:",
+            "  path: /agents/mcp",
+            "  allowedOrigins: [https://app.example.com]",
+            "  allowLoopbackOrigins: false",
+            "  maxBatchSize: 8",
+            "limits:",
+            "  maxRequestBytes: 64KiB",
+            "stream:",
+            "  maxEvents: 77",
+            "  maxBytes: 128KiB",
+            "  maxAge: 90s",
+            "  priming: false",
+            "");
+    var o = settings(yaml, ConfigOverrides.none()).sidecar();
+    assertThat(o.upstreamTimeout()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(o.upstreamConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(o.upstreamMaxConnections()).isEqualTo(17);
+    assertThat(o.maxResponseBytes()).isEqualTo(2 << 20);
+    assertThat(o.path()).isEqualTo("/agents/mcp");
+    assertThat(o.allowedOrigins()).containsExactly("https://app.example.com");
+    assertThat(o.allowLoopbackOrigins()).isFalse();
+    assertThat(o.maxBatchSize()).isEqualTo(8);
+    assertThat(o.maxRequestBytes()).isEqualTo(64 << 10);
+    assertThat(o.streamMaxEvents()).isEqualTo(77);
+    assertThat(o.streamMaxBytes()).isEqualTo(128L << 10);
+    assertThat(o.streamMaxAge()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(o.primingEvents()).isFalse();
+  }
+
   @Test
   void flagsBeatEnvironmentWhichBeatsTheFile() {
     String yaml =

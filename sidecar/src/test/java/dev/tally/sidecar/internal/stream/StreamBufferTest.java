@@ -26,7 +26,7 @@ class StreamBufferTest {
   /** A client that parses what it receives. */
   static final class Client implements EventSink {
     final List<SseEvent> events = new ArrayList<>();
-    final SseParser parser = SseParser.create(events::add, 4096);
+    final SseParser parser = SseParser.create(events::add, 64 * 1024);
     boolean ended;
     boolean gone;
 
@@ -108,6 +108,29 @@ class StreamBufferTest {
     Client ok = new Client();
     assertThat(b.resume(2, ok)).isEqualTo(StreamBuffer.Resume.RESUMED);
     assertThat(ok.data()).containsExactly("c", "d", "e");
+  }
+
+  @Test
+  void eventsBeyondTheByteBoundEvictTheOldest() {
+    StreamBuffer b = registry.open(null); // 3 events, 10,000 bytes
+    b.append(ev("x".repeat(3_500)), Delivery.NONE);
+    b.append(ev("y".repeat(3_500)), Delivery.NONE);
+    assertThat(b.size()).isEqualTo(2);
+    b.append(ev("z".repeat(3_500)), Delivery.NONE); // over 10,000 bytes: the oldest goes
+    assertThat(b.size()).isEqualTo(2);
+    assertThat(b.resume(0, new Client())).isEqualTo(StreamBuffer.Resume.UNKNOWN);
+    Client c = new Client();
+    assertThat(b.resume(1, c)).isEqualTo(StreamBuffer.Resume.RESUMED);
+    assertThat(c.data()).extracting(d -> d.charAt(0)).containsExactly('y', 'z');
+
+    // An event alone over the bound is relayed live but not kept: a cursor before it cannot be
+    // resumed (a clear refusal, never a silent gap); a dispatched call's result stays in the store.
+    Client live = new Client();
+    b.attach(live);
+    b.append(ev("w".repeat(20_000)), Delivery.NONE);
+    assertThat(live.data()).singleElement().asString().startsWith("w").hasSize(20_000);
+    assertThat(b.size()).isZero();
+    assertThat(b.resume(3, new Client())).isEqualTo(StreamBuffer.Resume.UNKNOWN);
   }
 
   @Test
