@@ -94,6 +94,11 @@ final class Compactor implements GroupWriter.AfterGroup {
     }
   }
 
+  /** The compaction running now, or null. */
+  CompletableFuture<Void> running() {
+    return running.get();
+  }
+
   /**
    * Starts a compaction unless one is running; returns the running one. Writer thread only (the
    * roll must not race a group).

@@ -469,9 +469,25 @@ public final class JournalExecutionStore implements ExecutionStore {
         options.maxBytes());
   }
 
-  /** Starts a compaction now (unless one runs) and completes when it is done (tests, admin). */
+  /**
+   * Compacts everything written before the call and completes when done (tests): a compaction
+   * already running may have rolled before the latest records, so it is awaited and then one more
+   * is started (or joined if one started after it, which rolled after those records too).
+   */
   CompletableFuture<Void> compactNow() {
-    return writer.control(() -> compactor.start(writer)).thenCompose(running -> running);
+    return writer
+        .control(
+            () -> {
+              CompletableFuture<Void> earlier = compactor.running();
+              if (earlier == null) {
+                return compactor.start(writer);
+              }
+              return earlier
+                  .handle((v, e) -> (Void) null)
+                  .thenCompose(v -> writer.control(() -> compactor.start(writer)))
+                  .thenCompose(next -> next);
+            })
+        .thenCompose(done -> done);
   }
 
   /**
