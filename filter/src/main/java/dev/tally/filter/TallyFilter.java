@@ -4,9 +4,9 @@ import dev.tally.core.actor.ActorResolver;
 import dev.tally.core.actor.ActorResolvers;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.KeySource;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.contract.ContractRegistry;
-import dev.tally.core.fingerprint.KeyFiles;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.GateOptions;
@@ -38,6 +38,8 @@ import java.util.UUID;
  * attribute {@value #EXECUTION_ID_ATTRIBUTE} and {@code params._meta["dev.tally/executionId"]}.
  */
 public final class TallyFilter implements Filter {
+  private static final System.Logger LOG = System.getLogger(TallyFilter.class.getName());
+
   /** Request attribute holding the execution id of a dispatched call. */
   public static final String EXECUTION_ID_ATTRIBUTE = FilterEngine.EXECUTION_ID_ATTRIBUTE;
 
@@ -224,10 +226,7 @@ public final class TallyFilter implements Filter {
     }
 
     private KeyRing loadKeys() {
-      Path file = config.hmac().keyFile();
-      return file != null
-          ? KeyFiles.load(file)
-          : KeyFiles.loadOrGenerate(config.store().generatedKeyFile(), clock);
+      return KeySource.resolve(config, clock, line -> LOG.log(System.Logger.Level.INFO, line));
     }
   }
 }

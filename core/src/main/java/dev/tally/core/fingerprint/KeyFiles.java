@@ -184,6 +184,19 @@ public final class KeyFiles {
   }
 
   /**
+   * A fresh random key kept only in memory (for a store that keeps nothing across restarts either).
+   */
+  public static KeyRing ephemeral(InstantSource clock) {
+    byte[] material = new byte[GENERATED_KEY_BYTES];
+    RANDOM.nextBytes(material);
+    try {
+      return KeyRing.of(HmacKey.of("k" + ID_DATE.format(clock.instant()), material));
+    } finally {
+      Arrays.fill(material, (byte) 0);
+    }
+  }
+
+  /**
    * Loads {@code file} if it exists, else {@link #generate generates} it. Safe against a concurrent
    * generator: whoever loses the creation race loads the winner's key.
    */

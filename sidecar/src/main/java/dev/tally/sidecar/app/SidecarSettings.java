@@ -169,6 +169,15 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
     for (ConfigSection section : List.of(up, sc, st, ad)) {
       problems.addAll(section.problems());
     }
+    if (config.store().kind() == dev.tally.core.config.StoreConfig.Kind.POSTGRES
+        && config.hmac().keyFile() == null) {
+      // Checked here too so that it is reported with every other problem, before anything starts.
+      try {
+        dev.tally.core.config.KeySource.resolve(config, java.time.Instant::now, line -> {});
+      } catch (dev.tally.core.config.ConfigException e) {
+        problems.addAll(e.problems());
+      }
+    }
     if (!problems.isEmpty()) {
       throw new dev.tally.core.config.ConfigException(
           "configuration", List.copyOf(new java.util.LinkedHashSet<>(problems)));

@@ -4,7 +4,6 @@ import dev.tally.core.actor.ActorResolvers;
 import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.TallyConfig;
-import dev.tally.core.fingerprint.KeyFiles;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.Operator;
@@ -19,8 +18,6 @@ import dev.tally.store.postgres.PostgresStoreStats;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -136,22 +133,7 @@ public final class TallyServer {
   }
 
   private static KeyRing keyRing(TallyConfig config, Clock clock, Consumer<String> log) {
-    Path file = config.hmac().keyFile();
-    if (file != null) {
-      return KeyFiles.load(file);
-    }
-    Path generated = config.store().generatedKeyFile();
-    boolean existed = Files.exists(generated);
-    KeyRing ring = KeyFiles.loadOrGenerate(generated, clock);
-    if (!existed) {
-      log.accept(
-          "tally: no --hmac-key-file given; generated an HMAC key in "
-              + generated
-              + " (kept beside the store, never printed)");
-    } else {
-      log.accept("tally: using the HMAC key kept in " + generated);
-    }
-    return ring;
+    return dev.tally.core.config.KeySource.resolve(config, clock, log);
   }
 
   private static String owner() {

@@ -26,6 +26,20 @@ class SidecarSettingsTest {
     assertThat(s.drainTimeout()).isEqualTo(SidecarSettings.DEFAULT_DRAIN_TIMEOUT);
   }
 
+  @Test
+  void aPostgresStoreWithoutASharedKeyFileIsRefusedNamingTheKey() {
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\nstore: postgres://t@db/x\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e ->
+                assertThat(((ConfigException) e).problems())
+                    .anySatisfy(p -> assertThat(p).startsWith("hmac.keyFile: missing")));
+  }
+
   /** Every proxying key of the file reaches the options the proxy runs with. */
   @Test
   void everyProxyingKeyReachesTheSidecarOptions() {

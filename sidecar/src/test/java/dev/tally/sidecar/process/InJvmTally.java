@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * A whole Tally server (store, audit, gate, MCP proxy, admin port) in the test JVM on the journal
- * store in {@code dir/journal}, with its audit journals in {@code dir/audit}, on free ports.
+ * A whole Tally server (store, audit, gate, MCP proxy, admin port) in the test JVM, by default on
+ * the journal store in {@code dir/journal} with its audit journals in {@code dir/audit}, on free
+ * ports.
  */
 final class InJvmTally implements AutoCloseable {
   final TallyServer server;
@@ -26,12 +27,18 @@ final class InJvmTally implements AutoCloseable {
   /** Starts Tally in front of {@code upstreamUrl}; {@code extraYaml} adds top-level sections. */
   static InJvmTally start(Path dir, String upstreamUrl, String extraYaml, Consumer<String> log)
       throws Exception {
+    return start("journal:" + dir.resolve("journal"), upstreamUrl, extraYaml, log);
+  }
+
+  /** As {@link #start(Path, String, String, Consumer)} on {@code store} (e.g. {@code memory}). */
+  static InJvmTally start(String store, String upstreamUrl, String extraYaml, Consumer<String> log)
+      throws Exception {
     String yaml =
         "upstream:\n  url: "
             + upstreamUrl
             + "\nsidecar:\n  listen: 127.0.0.1:0\n"
-            + "store: journal:"
-            + dir.resolve("journal")
+            + "store: "
+            + store
             + "\n"
             + extraYaml;
     if (!extraYaml.contains("admin:")) {
