@@ -40,6 +40,7 @@ public final class TallyServer {
   private final UpstreamProbe probe;
   private final SidecarSettings settings;
   private final AuditTrail audit;
+  private volatile boolean stopping;
 
   private TallyServer(
       Vertx vertx,
@@ -162,6 +163,9 @@ public final class TallyServer {
 
   /** {@code null} when ready: the store accepts writes and the upstream answered once. */
   public String notReadyReason() {
+    if (stopping) {
+      return "draining for shutdown";
+    }
     if (!store.isWritable()) {
       return "store not writable";
     }
@@ -297,6 +301,7 @@ public final class TallyServer {
    * Completes with the number of executions recorded as unknown.
    */
   public int stop() throws Exception {
+    stopping = true; // readiness fails first, so load balancers stop sending before the drain
     Duration bound = settings.drainTimeout();
     Future<Void> drained = sidecar.quiesce(bound);
     int abandoned = 0;

@@ -186,6 +186,32 @@ class ServeProcessIT {
               .idempotencyKey();
       long t0 = System.nanoTime();
       p.terminate();
+      // Draining: readiness fails at once, and a new call is refused without reaching the
+      // upstream, while the call in flight goes on.
+      String[] ready = {""};
+      Poll.until(
+          Duration.ofSeconds(10),
+          () -> {
+            try {
+              McpClient.Answer r = client.get(p.admin("/readyz"));
+              ready[0] = r.status() + " " + r.body();
+              return r.status() == 503;
+            } catch (IOException | InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+          },
+          () -> "/readyz during the drain: " + ready[0]);
+      assertThat(ready[0]).contains("draining");
+      String late = "during-drain";
+      try {
+        McpClient.Answer refused =
+            client.call(p.mcp(), 3, CountingUpstream.IRREVERSIBLE, late, null, ANSWER);
+        assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+        assertThat(refused.body()).contains("SHUTTING_DOWN");
+      } catch (IOException | java.util.concurrent.ExecutionException e) {
+        // The listener no longer accepts connections: refused outright is also correct.
+      }
+      assertThat(upstream.receipts(late)).as("a call sent during the drain").isEmpty();
       McpClient.Answer a = x.await(ANSWER);
       assertThat(a).as("the in-flight call is answered during the drain").isNotNull();
       assertThat(a.isToolResult()).as(a.body()).isTrue();
