@@ -94,27 +94,9 @@ class SidecarBadInputIT {
   void aRefusedBodyStillBeingSentIsReadToItsEndBeforeTheConnectionCloses() throws Exception {
     URI u = URI.create(h.url);
     int total = 4 << 20;
-    try (Socket s = new Socket(u.getHost(), u.getPort())) {
-      s.setSoTimeout(10_000);
-      OutputStream out = s.getOutputStream();
-      InputStream in = s.getInputStream();
-      writePostHead(s, u, "Content-Length: " + total);
-      byte[] chunk = new byte[64 * 1024];
-      Arrays.fill(chunk, (byte) ' ');
-      out.write(chunk);
-      out.flush();
-
-      String answer = RawHttp.readResponse(in);
-      assertThat(answer).startsWith("HTTP/1.1 413").contains("PAYLOAD_TOO_LARGE");
-      assertThat(answer.toLowerCase(Locale.ROOT)).contains("connection: close");
-
-      Thread.sleep(200); // a sidecar that closed right after its answer has done so by now
-      for (int sent = chunk.length; sent < total; sent += chunk.length) {
-        out.write(chunk, 0, Math.min(chunk.length, total - sent));
-      }
-      out.flush();
-      assertThat(in.read()).as("the sidecar closes once the refused body ended").isEqualTo(-1);
-    }
+    String answer = RawHttp.answerWhileSending(u, postHead(u, "Content-Length: " + total), total);
+    assertThat(answer).startsWith("HTTP/1.1 413").contains("PAYLOAD_TOO_LARGE");
+    assertThat(answer.toLowerCase(Locale.ROOT)).contains("connection: close");
     assertThat(h.upstream.posts.get()).isEqualTo(postsBefore);
     assertThat(h.upstream.sideEffects).hasValue(0);
   }
@@ -177,22 +159,25 @@ class SidecarBadInputIT {
 
   /** Writes the head of an MCP POST in the test's session, with {@code framing} for the body. */
   private void writePostHead(Socket s, URI u, String framing) throws IOException {
-    String head =
-        "POST "
-            + u.getPath()
-            + " HTTP/1.1\r\nHost: "
-            + u.getHost()
-            + ":"
-            + u.getPort()
-            + "\r\nContent-Type: application/json\r\nAccept: application/json,"
-            + " text/event-stream\r\nMcp-Session-Id: "
-            + raw.session
-            + "\r\nMCP-Protocol-Version: "
-            + RawMcp.VERSION
-            + "\r\n"
-            + framing
-            + "\r\n\r\n";
-    s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().write(postHead(u, framing).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** The head of an MCP POST in the test's session, with {@code framing} for the body. */
+  private String postHead(URI u, String framing) {
+    return "POST "
+        + u.getPath()
+        + " HTTP/1.1\r\nHost: "
+        + u.getHost()
+        + ":"
+        + u.getPort()
+        + "\r\nContent-Type: application/json\r\nAccept: application/json,"
+        + " text/event-stream\r\nMcp-Session-Id: "
+        + raw.session
+        + "\r\nMCP-Protocol-Version: "
+        + RawMcp.VERSION
+        + "\r\n"
+        + framing
+        + "\r\n\r\n";
   }
 
   @Test

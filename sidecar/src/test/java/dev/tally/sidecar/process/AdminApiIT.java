@@ -9,29 +9,23 @@ import dev.tally.core.audit.AuditTimeline;
 import dev.tally.sidecar.process.CountingUpstream.Script;
 import dev.tally.sidecar.testing.RawHttp;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,7 +37,11 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminApiIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String TOKEN = "admin-token-0123456789abcdef";
-  private static CountingUpstream upstream;
+
+  @RegisterExtension
+  static final CountingUpstreamExtension UPSTREAM = new CountingUpstreamExtension();
+
+  private final CountingUpstream upstream = UPSTREAM.get();
 
   @TempDir Path dir;
   private final McpClient agent = new McpClient();
@@ -52,16 +50,6 @@ class AdminApiIT {
   private final List<String> log = new CopyOnWriteArrayList<>();
   private InJvmTally tally;
   private URI mcp;
-
-  @BeforeAll
-  static void startUpstream() throws Exception {
-    upstream = CountingUpstream.start();
-  }
-
-  @AfterAll
-  static void stopUpstream() throws Exception {
-    upstream.close();
-  }
 
   @AfterEach
   void stop() throws Exception {
@@ -334,35 +322,19 @@ class AdminApiIT {
     String id = onlyExecution("outcome_unknown");
     int total = 6 << 20;
     URI u = admin("/v1/executions/" + id + "/resolve");
-    try (Socket s = new Socket(u.getHost(), u.getPort())) {
-      s.setSoTimeout(10_000);
-      OutputStream out = s.getOutputStream();
-      InputStream in = s.getInputStream();
-      String head =
-          "POST "
-              + u.getRawPath()
-              + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
-              + TOKEN
-              + "\r\nContent-Type: application/json\r\nContent-Length: "
-              + total
-              + "\r\n\r\n";
-      out.write(head.getBytes(StandardCharsets.US_ASCII));
-      byte[] chunk = new byte[64 * 1024];
-      Arrays.fill(chunk, (byte) ' ');
-      out.write(chunk);
-      out.flush();
-
-      String answer = RawHttp.readResponse(in);
-      assertThat(answer).startsWith("HTTP/1.1 413").contains("PAYLOAD_TOO_LARGE");
-      assertThat(answer.toLowerCase(Locale.ROOT)).contains("connection: close");
-
-      Thread.sleep(200); // an admin port that closed right after its answer has done so by now
-      for (int sent = chunk.length; sent < total; sent += chunk.length) {
-        out.write(chunk, 0, Math.min(chunk.length, total - sent));
-      }
-      out.flush();
-      assertThat(in.read()).as("the admin port closes once the refused body ended").isEqualTo(-1);
-    }
+    String answer =
+        RawHttp.answerWhileSending(
+            u,
+            "POST "
+                + u.getRawPath()
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                + TOKEN
+                + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + total
+                + "\r\n\r\n",
+            total);
+    assertThat(answer).startsWith("HTTP/1.1 413").contains("PAYLOAD_TOO_LARGE");
+    assertThat(answer.toLowerCase(Locale.ROOT)).contains("connection: close");
     assertThat(get("/v1/executions/" + id).json().path("state").asText())
         .isEqualTo("outcome_unknown");
   }

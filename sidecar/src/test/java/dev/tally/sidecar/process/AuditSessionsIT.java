@@ -19,9 +19,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,21 +31,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AuditSessionsIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static CountingUpstream upstream;
+
+  @RegisterExtension
+  static final CountingUpstreamExtension UPSTREAM = new CountingUpstreamExtension();
+
+  private final CountingUpstream upstream = UPSTREAM.get();
 
   @TempDir Path dir;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-
-  @BeforeAll
-  static void startUpstream() throws Exception {
-    upstream = CountingUpstream.start();
-  }
-
-  @AfterAll
-  static void stopUpstream() throws Exception {
-    upstream.close();
-  }
 
   @Test
   void aSessionIsJournaledWithItsClientAndNamedByWhatItStartedAndRetried() throws Exception {

@@ -7,10 +7,9 @@ import dev.tally.sidecar.process.CountingUpstream.Script;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,21 +18,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UpstreamResetIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static CountingUpstream upstream;
+
+  @RegisterExtension
+  static final CountingUpstreamExtension UPSTREAM = new CountingUpstreamExtension();
+
+  private final CountingUpstream upstream = UPSTREAM.get();
 
   @TempDir Path dir;
   private final McpClient agent = new McpClient();
   private InJvmTally tally;
-
-  @BeforeAll
-  static void startUpstream() throws Exception {
-    upstream = CountingUpstream.start();
-  }
-
-  @AfterAll
-  static void stopUpstream() throws Exception {
-    upstream.close();
-  }
 
   @AfterEach
   void stop() {
