@@ -225,6 +225,14 @@ class SidecarModernEraIT {
     sidecar = null;
   }
 
+  /** The contracts of a {@code tools:} configuration section. */
+  private static ContractRegistry contracts(String yaml) {
+    return dev.tally.core.config.TallyConfig.parse(
+            yaml, "test", dev.tally.core.config.ConfigOverrides.none())
+        .tools()
+        .newRegistry();
+  }
+
   /** Sends a 2026-07-28 {@code tools/call} on a raw connection and returns it, still open. */
   private java.net.Socket sendRaw(int id, String tool) throws Exception {
     URI u = URI.create(url);
@@ -270,13 +278,7 @@ class SidecarModernEraIT {
    */
   @Test
   void aClientThatClosesMidCallCancelsAToolWhoseContractSaysCancel() throws Exception {
-    ContractRegistry contracts =
-        dev.tally.core.config.TallyConfig.parse(
-                "tools:\n  slow:\n    onDisconnect: cancel\n",
-                "test",
-                dev.tally.core.config.ConfigOverrides.none())
-            .tools()
-            .newRegistry();
+    ContractRegistry contracts = contracts("tools:\n  slow:\n    onDisconnect: cancel\n");
     startReal(options(upstream.url()).upstreamTimeout(Duration.ofSeconds(30)).build(), contracts);
     java.net.Socket client = sendRaw(8, "slow");
     awaitTrue(() -> upstream.posts.get() == 1, "the call reached the upstream");
@@ -293,13 +295,7 @@ class SidecarModernEraIT {
   /** The same for a read-only call, which passes without the gate: nothing is recorded. */
   @Test
   void aClientThatClosesMidCallCancelsAReadOnlyCallThatPassesThrough() throws Exception {
-    ContractRegistry contracts =
-        dev.tally.core.config.TallyConfig.parse(
-                "tools:\n  slow:\n    class: read_only\n",
-                "test",
-                dev.tally.core.config.ConfigOverrides.none())
-            .tools()
-            .newRegistry();
+    ContractRegistry contracts = contracts("tools:\n  slow:\n    class: read_only\n");
     startReal(options(upstream.url()).upstreamTimeout(Duration.ofSeconds(30)).build(), contracts);
     java.net.Socket client = sendRaw(11, "slow");
     awaitTrue(() -> upstream.posts.get() == 1, "the call reached the upstream");
