@@ -8,9 +8,14 @@ import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +40,21 @@ public final class SdkUpstream implements AutoCloseable {
   public final AtomicInteger posts = new AtomicInteger();
   public final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
   public final List<String> traceparents = new CopyOnWriteArrayList<>();
+
+  /** Every request that reached the upstream over HTTP, in arrival order. */
+  public final List<Seen> requests = new CopyOnWriteArrayList<>();
+
+  /**
+   * One request as the upstream received it: method, headers (names lower-cased, values in order)
+   * and the status its handler had set when it returned (for a streamed answer: its head's status).
+   */
+  public record Seen(
+      String method, Map<String, List<String>> headers, CompletableFuture<Integer> status) {
+    /** The values of header {@code name} (any case), empty when absent. */
+    public List<String> header(String name) {
+      return headers.getOrDefault(name.toLowerCase(Locale.ROOT), List.of());
+    }
+  }
 
   /** {@code _meta["dev.tally/executionId"]} of each side effect, in order (after the hold). */
   public final List<Object> executionIdsSeenByTool = new CopyOnWriteArrayList<>();
@@ -114,6 +134,12 @@ public final class SdkUpstream implements AutoCloseable {
     Filter recorder =
         (request, response, chain) -> {
           HttpServletRequest r = (HttpServletRequest) request;
+          Map<String, List<String>> headers = new LinkedHashMap<>();
+          for (String name : Collections.list(r.getHeaderNames())) {
+            headers.put(name.toLowerCase(Locale.ROOT), Collections.list(r.getHeaders(name)));
+          }
+          Seen seen = new Seen(r.getMethod(), Map.copyOf(headers), new CompletableFuture<>());
+          requests.add(seen);
           if ("POST".equals(r.getMethod())) {
             posts.incrementAndGet();
             String key = r.getHeader("Idempotency-Key");
@@ -122,7 +148,11 @@ public final class SdkUpstream implements AutoCloseable {
               traceparents.add(String.valueOf(r.getHeader("traceparent")));
             }
           }
-          chain.doFilter(request, response);
+          try {
+            chain.doFilter(request, response);
+          } finally {
+            seen.status().complete(((HttpServletResponse) response).getStatus());
+          }
         };
     FilterHolder fh = new FilterHolder(recorder);
     fh.setAsyncSupported(true);
@@ -138,6 +168,14 @@ public final class SdkUpstream implements AutoCloseable {
 
   public String url() {
     return "http://127.0.0.1:" + port + "/mcp";
+  }
+
+  /**
+   * Sends {@code notifications/tools/list_changed} to every session's standalone (GET) stream: a
+   * server-initiated message, as a real server sends when its tools change.
+   */
+  public void notifyToolsListChanged() {
+    mcp.notifyToolsListChanged();
   }
 
   /** Makes the next {@code create_ticket} calls wait until {@link #release()}. */
@@ -162,6 +200,7 @@ public final class SdkUpstream implements AutoCloseable {
     posts.set(0);
     idempotencyKeys.clear();
     traceparents.clear();
+    requests.clear();
     executionIdsSeenByTool.clear();
     invocations.set(0);
     startedExecutionIds.clear();
