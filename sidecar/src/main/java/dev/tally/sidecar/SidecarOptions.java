@@ -23,7 +23,7 @@ import java.util.Objects;
  *     sidecar.allowedOrigins}, default none); {@code *} allows any
  * @param allowLoopbackOrigins whether {@code http(s)://localhost|127.0.0.1|[::1]} origins on any
  *     port are allowed ({@code sidecar.allowLoopbackOrigins}, default true)
- * @param maxRequestBytes largest request body accepted, else 413 ({@code sidecar.maxRequestBytes},
+ * @param maxRequestBytes largest request body accepted, else 413 ({@code limits.maxRequestBytes},
  *     default {@value #DEFAULT_MAX_REQUEST_BYTES})
  * @param maxJsonDepth deepest JSON nesting accepted in bodies Tally parses ({@code
  *     sidecar.maxJsonDepth}, default {@value #DEFAULT_MAX_JSON_DEPTH})
@@ -75,6 +75,10 @@ public record SidecarOptions(
   public static final int DEFAULT_PORT = 8080;
   public static final int DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
   public static final int DEFAULT_MAX_JSON_DEPTH = 64;
+
+  /** The shallowest JSON depth limit the sidecar accepts (MCP envelopes nest several levels). */
+  public static final int MIN_JSON_DEPTH = 8;
+
   public static final int DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
   public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(120);
   public static final Duration DEFAULT_UPSTREAM_CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -104,8 +108,12 @@ public record SidecarOptions(
     }
     require(path.startsWith("/"), "sidecar.path", path, "a path starting with /");
     allowedOrigins = List.copyOf(allowedOrigins == null ? List.of() : allowedOrigins);
-    require(maxRequestBytes > 0, "sidecar.maxRequestBytes", maxRequestBytes, "a positive size");
-    require(maxJsonDepth >= 8, "sidecar.maxJsonDepth", maxJsonDepth, "at least 8");
+    require(maxRequestBytes > 0, "limits.maxRequestBytes", maxRequestBytes, "a positive size");
+    require(
+        maxJsonDepth >= MIN_JSON_DEPTH,
+        "sidecar.maxJsonDepth",
+        maxJsonDepth,
+        "at least " + MIN_JSON_DEPTH);
     require(maxResponseBytes > 0, "upstream.maxResponseBytes", maxResponseBytes, "a positive size");
     requirePositive(upstreamTimeout, "upstream.timeout");
     requirePositive(upstreamConnectTimeout, "upstream.connectTimeout");

@@ -113,7 +113,19 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
         b.allowLoopbackOrigins(loopback);
       }
       b.maxRequestBytes(config.limits().maxRequestBytes());
-      b.maxJsonDepth(sc.integer("maxJsonDepth", config.limits().maxJsonDepth(), 1, 1000));
+      int depth = sc.integer("maxJsonDepth", config.limits().maxJsonDepth(), 1, 1000);
+      if (depth < SidecarOptions.MIN_JSON_DEPTH) {
+        // An MCP request's envelope alone nests a few levels.
+        sc.problem(
+            "maxJsonDepth",
+            depth
+                + " (expected: at least "
+                + SidecarOptions.MIN_JSON_DEPTH
+                + " for the sidecar, whose MCP envelopes nest several levels; it follows"
+                + " limits.maxJsonDepth unless sidecar.maxJsonDepth is set)");
+      } else {
+        b.maxJsonDepth(depth);
+      }
       b.maxBatchSize(
           sc.integer(
               "maxBatchSize",

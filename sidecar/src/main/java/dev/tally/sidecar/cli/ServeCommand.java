@@ -44,7 +44,9 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
       description = "memory | journal:DIR (store; default journal:.tally/journal).")
   String store;
 
-  @Option(names = "--config", description = "Configuration file (YAML).")
+  @Option(
+      names = "--config",
+      description = "Configuration file (YAML); default: the TALLY_CONFIG environment variable.")
   Path config;
 
   @Option(
@@ -61,6 +63,12 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
     this.err = err;
   }
 
+  /** {@code TALLY_CONFIG} names the file when {@code --config} does not (empty: none). */
+  static Path configFromEnvironment(java.util.Map<String, String> env) {
+    String v = env.get(dev.tally.core.config.ConfigKeys.CONFIG_FILE_ENV);
+    return v == null || v.isBlank() ? null : Path.of(v.strip());
+  }
+
   @Override
   public Integer call() throws Exception {
     ConfigOverrides o = ConfigOverrides.ofEnv(System.getenv());
@@ -71,8 +79,9 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
     o = flag(o, "hmac.keyFile", hmacKeyFile == null ? null : hmacKeyFile.toString());
     TallyConfig cfg;
     SidecarSettings settings;
+    Path file = config != null ? config : configFromEnvironment(System.getenv());
     try {
-      cfg = TallyConfig.load(config, o);
+      cfg = TallyConfig.load(file, o);
       settings = SidecarSettings.from(cfg, o);
     } catch (ConfigException e) {
       err.println("tally serve: " + e.getMessage());

@@ -40,6 +40,24 @@ class SidecarSettingsTest {
                     .anySatisfy(p -> assertThat(p).startsWith("hmac.keyFile: missing")));
   }
 
+  @Test
+  void aJsonDepthTooShallowForMcpIsReportedNotThrown() {
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\nlimits:\n  maxJsonDepth: 4\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e ->
+                assertThat(((ConfigException) e).problems())
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("sidecar.maxJsonDepth")
+                                .contains("at least 8")));
+  }
+
   /** Every proxying key of the file reaches the options the proxy runs with. */
   @Test
   void everyProxyingKeyReachesTheSidecarOptions() {

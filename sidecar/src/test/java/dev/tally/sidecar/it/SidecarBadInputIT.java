@@ -80,7 +80,7 @@ class SidecarBadInputIT {
     String big = RawMcp.call(1, "create_ticket", "{\"title\":\"" + "x".repeat(4000) + "\"}");
     HttpResponse<String> r = raw.post(big);
     assertRefused(r, 413, -32600, "PAYLOAD_TOO_LARGE");
-    assertThat(r.body()).contains("sidecar.maxRequestBytes (2048 bytes)");
+    assertThat(r.body()).contains("limits.maxRequestBytes (2048 bytes)");
   }
 
   /**
@@ -114,9 +114,7 @@ class SidecarBadInputIT {
       out.flush();
 
       String answer = RawHttp.readResponse(in);
-      assertThat(answer)
-          .startsWith("HTTP/1.1 413")
-          .contains("sidecar.maxRequestBytes (2048 bytes)");
+      assertThat(answer).startsWith("HTTP/1.1 413").contains("limits.maxRequestBytes (2048 bytes)");
 
       Thread.sleep(200);
       for (int i = 0; i < 256; i++) {

@@ -275,6 +275,24 @@ class ServeProcessIT {
     assertThat(upstream.sideEffects(title)).isEqualTo(1);
   }
 
+  /** Without {@code --config}, {@code TALLY_CONFIG} names the file (config/README.md). */
+  @Test
+  void theConfigFileCanBeNamedByTallyConfig() throws Exception {
+    Path config = config("");
+    try (TallyProcess p =
+        TallyProcess.start(
+                dir,
+                TallyProcess.SMALL_JVM,
+                Map.of("TALLY_CONFIG", config.toAbsolutePath().toString()),
+                List.of("serve", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"))
+            .awaitListening(START)) {
+      McpClient.Answer a =
+          client.call(p.mcp(), 1, CountingUpstream.IRREVERSIBLE, "via-env-config", null, ANSWER);
+      assertThat(a.isToolResult()).as("the upstream from the file: " + a.body()).isTrue();
+      assertThat(upstream.sideEffects("via-env-config")).isOne();
+    }
+  }
+
   @Test
   void badFlagsAndSettingsExitTwoWithOneLineNamingTheKey() throws Exception {
     Path config = config("");

@@ -64,7 +64,7 @@ final class BodyReader {
             req.response(),
             null,
             TallyError.Code.PAYLOAD_TOO_LARGE,
-            "request body exceeds sidecar.maxRequestBytes (" + limit + " bytes)");
+            "request body exceeds limits.maxRequestBytes (" + limit + " bytes)");
     Lingering.drainThenClose(req, answered);
   }
 }
