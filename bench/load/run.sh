@@ -28,7 +28,8 @@
 # -Xmx2g -XX:MaxTenuringThreshold=0": they keep every execution of the run in memory), JVM_<contender> (one contender's JVM options instead, "-" in its name
 # written "_", e.g. JVM_tally_zgc="-Xms1g -Xmx1g -XX:+UseZGC"), JAVA_<contender> (its java
 # executable instead of the java on PATH), CONFIG_<contender> (its Tally config file instead of
-# load/tally-bench.yaml).
+# load/tally-bench.yaml), KEEP_STORES (1: keep the sidecars' journal and audit directories under OUT;
+# by default they are removed at the end, after the report).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -535,3 +536,9 @@ if [[ $PROFILE == 1 ]]; then
   done
 fi
 cat "$OUT/report.md"
+# The journal stores of a full run take several GB; runs add up until the disk is full (it
+# happened: the journal sidecar then failed closed with 503s mid-run). KEEP_STORES=1 keeps them.
+if [[ ${KEEP_STORES:-0} != 1 ]]; then
+  rm -rf "$OUT"/store-*
+  log "removed the sidecars' store directories (KEEP_STORES=1 keeps them)"
+fi
