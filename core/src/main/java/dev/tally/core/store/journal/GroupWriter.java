@@ -53,6 +53,10 @@ final class GroupWriter {
   private final Preallocator preallocator;
   private final Thread thread;
   private volatile AfterGroup afterGroup = w -> {};
+  // Observer thread state: failed groups and when the last one was logged (0: never).
+  private static final long OBSERVER_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+  private volatile long observerFailures;
+  private volatile long lastObserverLog;
 
   // Writer-thread state.
   private FileChannel segment;
@@ -328,14 +332,24 @@ final class GroupWriter {
     }
   }
 
-  private static RuntimeException notify(CommitObserver o) {
+  private RuntimeException notify(CommitObserver o) {
     try {
       o.durable();
       return null;
     } catch (RuntimeException e) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "journal: the commit observer failed; the group's stages fail with its error: " + e);
+      observerFailures++;
+      // Every group fails the same way once the audit journal cannot write (a full disk): one
+      // line per OBSERVER_LOG_INTERVAL, not hundreds a second.
+      long now = System.nanoTime();
+      if (lastObserverLog == 0 || now - lastObserverLog >= OBSERVER_LOG_INTERVAL_NANOS) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "journal: the commit observer failed ("
+                + observerFailures
+                + " group(s) so far); the group's stages fail with its error: "
+                + e);
+        lastObserverLog = now;
+      }
       return e;
     }
   }

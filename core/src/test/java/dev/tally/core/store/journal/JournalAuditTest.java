@@ -186,4 +186,33 @@ class JournalAuditTest {
     var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
     assertThat(failure(stage)).isSameAs(boom);
   }
+
+  /** A full disk fails every group the same way: one warning, not one per group. */
+  @Test
+  void aFlushThatKeepsFailingIsLoggedOnceNotPerGroup() {
+    store =
+        JournalExecutionStore.open(
+            JournalOptions.defaults(root.resolve("journal")).withClock(clock));
+    store.observe(
+        new CommitObserver() {
+          @Override
+          public void applied(Execution before, Execution after) {}
+
+          @Override
+          public void durable() {
+            throw new IllegalStateException("No space left on device");
+          }
+        });
+    try (LogCapture log = LogCapture.start()) {
+      for (int i = 0; i < 20; i++) {
+        var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
+        assertThat(failure(stage)).hasMessageContaining("No space left");
+      }
+      assertThat(log.warnings())
+          .filteredOn(w -> w.contains("commit observer failed"))
+          .singleElement()
+          .asString()
+          .contains("(1 group(s) so far)");
+    }
+  }
 }
