@@ -379,6 +379,14 @@ class SidecarLegacyTransportIT {
     assertThat(priming).matches(STREAM_ID + "\\.0");
     String stream = priming.substring(0, 22);
 
+    // The priming event is the sidecar's own: wait until the upstream's GET handler has run and
+    // registered the session's stream, or the notifications go nowhere (seen once in CI: a hang).
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (h.upstream.requests.stream()
+        .noneMatch(r -> r.method().equals("GET") && r.status().isDone())) {
+      assertThat(System.nanoTime() - until).as("the upstream saw the GET").isNegative();
+      Thread.sleep(5);
+    }
     h.upstream.notifyToolsListChanged();
     h.upstream.notifyToolsListChanged();
     List<RawMcp.Event> live = RawMcp.read(in, 2);
