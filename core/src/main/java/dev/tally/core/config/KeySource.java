@@ -15,7 +15,17 @@ import java.util.function.Consumer;
  * key per replica would make a retry that reaches another replica a new action).
  */
 public final class KeySource {
+  /** The problem reported for a postgres store without {@code hmac.keyFile}. */
+  public static final String SHARED_KEY_REQUIRED =
+      "hmac.keyFile: missing while store is postgres (expected: one key file shared by every"
+          + " replica, e.g. mounted from a Kubernetes secret; flag --hmac-key-file)";
+
   private KeySource() {}
+
+  /** Whether {@code config} has no key file although its store needs a shared one. */
+  public static boolean lacksSharedKey(TallyConfig config) {
+    return config.store().kind() == StoreConfig.Kind.POSTGRES && config.hmac().keyFile() == null;
+  }
 
   /**
    * Loads or makes the key ring for {@code config}; {@code log} gets one line when no key file was
@@ -29,13 +39,7 @@ public final class KeySource {
       return KeyFiles.load(file);
     }
     switch (config.store().kind()) {
-      case POSTGRES ->
-          throw new ConfigException(
-              "configuration",
-              List.of(
-                  "hmac.keyFile: missing while store is postgres (expected: one key file shared"
-                      + " by every replica, e.g. mounted from a Kubernetes secret; flag"
-                      + " --hmac-key-file)"));
+      case POSTGRES -> throw new ConfigException("configuration", List.of(SHARED_KEY_REQUIRED));
       case MEMORY -> {
         log.accept(
             "tally: no --hmac-key-file given; using an HMAC key generated in memory (the memory"

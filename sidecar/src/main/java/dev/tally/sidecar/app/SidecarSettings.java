@@ -181,14 +181,10 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
     for (ConfigSection section : List.of(up, sc, st, ad)) {
       problems.addAll(section.problems());
     }
-    if (config.store().kind() == dev.tally.core.config.StoreConfig.Kind.POSTGRES
-        && config.hmac().keyFile() == null) {
-      // Checked here too so that it is reported with every other problem, before anything starts.
-      try {
-        dev.tally.core.config.KeySource.resolve(config, java.time.Instant::now, line -> {});
-      } catch (dev.tally.core.config.ConfigException e) {
-        problems.addAll(e.problems());
-      }
+    if (dev.tally.core.config.KeySource.lacksSharedKey(config)) {
+      // A key generated per replica would make the replicas' fingerprints differ: a retry that
+      // reaches another replica would not be recognised and would run again.
+      problems.add(dev.tally.core.config.KeySource.SHARED_KEY_REQUIRED);
     }
     if (!problems.isEmpty()) {
       throw new dev.tally.core.config.ConfigException(
