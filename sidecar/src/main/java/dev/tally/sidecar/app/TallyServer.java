@@ -74,7 +74,7 @@ public final class TallyServer {
     try {
       audit = AuditTrail.open(config, settings, clock, log);
       ExecutionStore store = audit.wrap(raw);
-      KeyRing keys = keyRing(config, clock, log);
+      KeyRing keys = dev.tally.core.config.KeySource.resolve(config, clock, log);
       Gate gate =
           Gate.create(
               config.gateOptions(owner()),
@@ -131,10 +131,6 @@ public final class TallyServer {
       }
       throw e;
     }
-  }
-
-  private static KeyRing keyRing(TallyConfig config, Clock clock, Consumer<String> log) {
-    return dev.tally.core.config.KeySource.resolve(config, clock, log);
   }
 
   private static String owner() {
