@@ -2,6 +2,7 @@ package dev.tally.core.audit;
 
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.store.journal.RiderSink;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -39,6 +40,8 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   private final Journal activity;
   private final Journal sessions;
   private final SessionTracker tracker;
+  private final byte[] activityTag;
+  private final byte[] sessionsTag;
   // Sessions of executions about to be created (see attribute); the oldest are forgotten first,
   // so a claim that never happened (a lost race, a store failure) costs a bounded slot.
   private final Map<ExecutionId, SessionRef> origins =
@@ -65,6 +68,8 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
     this.activity = activity;
     this.sessions = sessions;
     this.tracker = new SessionTracker(options.sessionUpdateInterval(), options.sessionCacheSize());
+    this.activityTag = AuditRepair.tag(AuditFiles.ACTIVITY, key.publicKey());
+    this.sessionsTag = AuditRepair.tag(AuditFiles.SESSIONS, key.publicKey());
   }
 
   /**
@@ -199,6 +204,22 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   public void flush() {
     activity.flush();
     sessions.flush();
+  }
+
+  /**
+   * Writes what both journals buffered, without forcing it, and hands it to {@code out} as riders
+   * of the execution journal's next frame (tagged {@link AuditRepair#tag}), whose fsync makes it
+   * durable; see {@link AuditCommitObserver}.
+   */
+  public void collect(RiderSink out) {
+    activity.collect(activityTag, out);
+    sessions.collect(sessionsTag, out);
+  }
+
+  /** Forces what {@link #collect} wrote. */
+  public void force() {
+    activity.force();
+    sessions.force();
   }
 
   /** Signs a checkpoint in each journal whose oldest unsigned entry reached the interval. */

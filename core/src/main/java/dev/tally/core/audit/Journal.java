@@ -1,5 +1,6 @@
 package dev.tally.core.audit;
 
+import dev.tally.core.store.journal.RiderSink;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -16,7 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * One append-only, hash-chained journal file with signed checkpoints (format: {@link EntryCodec}).
  * Appends encode and buffer under a short lock and do no I/O; {@link #flush()} writes everything
- * buffered and fsyncs once (group commit), while later appends keep buffering.
+ * buffered and fsyncs once (group commit), while later appends keep buffering. {@link #collect}
+ * writes without the fsync and hands the bytes to the execution journal, whose fsync makes them
+ * durable (see {@link AuditRepair} for the way back after a power loss).
  *
  * <p>Implementation note: two locks. {@code lock} guards the chain state and the buffer; {@code
  * writeLock} serializes writers so buffers reach the file in order. A flusher takes {@code
@@ -52,6 +55,8 @@ final class Journal {
 
   // Guarded by writeLock: the buffer flushed last, emptied, to become the next pending buffer.
   private LineBuffer spare = new LineBuffer(INITIAL_BUFFER);
+  // Guarded by writeLock: where the next bytes go (the file's size once all writes returned).
+  private long end;
 
   // Written under writeLock.
   private volatile long durableSeq;
@@ -100,8 +105,8 @@ final class Journal {
               codec,
               key.publicKey(),
               options.clock());
-      ch.position(ch.size());
       Journal j = new Journal(file, ch, key, codec, options, state);
+      j.end = ch.size();
       if (!state.signed()) {
         synchronized (j.lock) {
           j.checkpointLocked(options.clock().instant());
@@ -118,7 +123,7 @@ final class Journal {
     }
   }
 
-  private static FileChannel openChannel(Path file) throws IOException {
+  static FileChannel openChannel(Path file) throws IOException {
     Set<StandardOpenOption> opts =
         Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
@@ -227,44 +232,99 @@ final class Journal {
 
   /** Writes and fsyncs every entry buffered before this call; one fsync covers them all. */
   void flush() {
-    long target;
-    synchronized (lock) {
-      target = seq;
-    }
-    if (durableSeq >= target) {
-      return;
-    }
+    LineBuffer chunk = null;
     writeLock.lock();
     try {
-      if (durableSeq >= target) {
+      chunk = takeLocked();
+      if (chunk == null) {
         return;
       }
-      LineBuffer chunk;
-      long upTo;
-      synchronized (lock) {
-        ensureNotFailed();
-        chunk = pending;
-        pending = spare != null ? spare : new LineBuffer(INITIAL_BUFFER);
-        spare = null;
-        upTo = seq;
-      }
       try {
-        ByteBuffer buf = chunk.asByteBuffer();
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
         ch.force(false);
       } catch (IOException e) {
-        failure = e;
-        throw new AuditException(
-            AuditException.Code.IO, file + ": write failed; no further entries: " + e, e);
+        throw failed(e);
       }
-      chunk.clear();
-      spare = chunk;
-      durableSeq = upTo;
     } finally {
+      releaseLocked(chunk);
       writeLock.unlock();
     }
+  }
+
+  /**
+   * Writes every entry buffered before this call without forcing it, and hands the bytes written to
+   * {@code out} as a rider tagged {@code tag}: the caller makes them durable elsewhere (the
+   * execution journal's frame) before it reports anything they record. Nothing when all is written.
+   */
+  void collect(byte[] tag, RiderSink out) {
+    LineBuffer chunk = null;
+    writeLock.lock();
+    try {
+      long at = end;
+      chunk = takeLocked();
+      if (chunk != null) {
+        out.accept(tag, at, chunk.array(), 0, chunk.size());
+      }
+    } finally {
+      releaseLocked(chunk);
+      writeLock.unlock();
+    }
+  }
+
+  /** Forces everything written so far ({@link #collect} does not). */
+  void force() {
+    ensureNotFailed();
+    try {
+      ch.force(false);
+    } catch (IOException e) {
+      throw failed(e);
+    }
+  }
+
+  /**
+   * Under {@code writeLock}: takes the entries buffered so far and writes them at the end of the
+   * file (not forced); returns the buffer written, or null if there was nothing to write.
+   */
+  private LineBuffer takeLocked() {
+    LineBuffer chunk;
+    long upTo;
+    synchronized (lock) {
+      upTo = seq;
+      if (durableSeq >= upTo) {
+        return null;
+      }
+      ensureNotFailed();
+      chunk = pending;
+      pending = spare != null ? spare : new LineBuffer(INITIAL_BUFFER);
+      spare = null;
+    }
+    try {
+      ByteBuffer buf = chunk.asByteBuffer();
+      long at = end;
+      while (buf.hasRemaining()) {
+        at += ch.write(buf, at);
+      }
+      end = at;
+    } catch (IOException e) {
+      throw failed(e);
+    }
+    durableSeq = upTo;
+    return chunk;
+  }
+
+  /** Under {@code writeLock}: keeps a written buffer, emptied, as the next pending one. */
+  private void releaseLocked(LineBuffer chunk) {
+    if (chunk != null) {
+      chunk.clear();
+      spare = chunk;
+    }
+  }
+
+  private AuditException failed(IOException e) {
+    if (failure == null) {
+      failure = e;
+    }
+    return new AuditException(
+        AuditException.Code.IO, file + ": write failed; no further entries: " + e, e);
   }
 
   /** Signs the entries not yet covered, flushes, and closes the file. */
@@ -281,6 +341,7 @@ final class Journal {
     try {
       if (failure == null) {
         flush();
+        force(); // also what collect wrote
       }
     } finally {
       closeQuietly(ch);

@@ -3,6 +3,7 @@ package dev.tally.sidecar.app;
 import dev.tally.core.audit.AuditCommitObserver;
 import dev.tally.core.audit.AuditJournals;
 import dev.tally.core.audit.AuditOptions;
+import dev.tally.core.audit.AuditRepair;
 import dev.tally.core.audit.AuditSink;
 import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.config.StoreConfig;
@@ -19,10 +20,11 @@ import java.util.function.Consumer;
 /**
  * The audit journals of a running sidecar (ARCHITECTURE.md §9): beside a journal store, in the
  * sibling directory {@code audit/}; none for the throwaway memory store. The activity entry of a
- * transition is durable before the transition is reported: the journal store's writer flushes the
- * audit journals after each group commit ({@link AuditCommitObserver}). Retry and session entries,
- * and checkpoints that fall due, are made durable by a background flush every {@link #FLUSH_MILLIS}
- * ms (one fsync per journal), never on an event loop.
+ * transition is durable before the transition is reported: it rides in the journal store's group
+ * commit ({@link AuditCommitObserver}), and is rewritten from there at start if a power loss took
+ * it from the audit file ({@link #repair}). Retry and session entries, and checkpoints that fall
+ * due, are made durable by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per
+ * journal), never on an event loop.
  */
 final class AuditTrail implements AutoCloseable {
   static final long FLUSH_MILLIS = 200;
@@ -51,7 +53,7 @@ final class AuditTrail implements AutoCloseable {
     if (config.store().kind() != StoreConfig.Kind.JOURNAL) {
       return new AuditTrail(null);
     }
-    Path dir = config.store().journalDir().toAbsolutePath().resolveSibling("audit");
+    Path dir = directory(config);
     AuditJournals j =
         AuditJournals.open(
             dir,
@@ -61,6 +63,21 @@ final class AuditTrail implements AutoCloseable {
     log.accept(
         "tally: audit journals in " + dir + " (verify with: tally audit verify " + dir + ")");
     return new AuditTrail(j);
+  }
+
+  /** Where the audit journals of a journal store live: the sibling directory {@code audit/}. */
+  static Path directory(TallyConfig config) {
+    return config.store().journalDir().toAbsolutePath().resolveSibling("audit");
+  }
+
+  /**
+   * What rewrites the audit entries a power loss took, from the store's journal while it opens
+   * (before {@link #open}); null for a store without audit journals.
+   */
+  static AuditRepair repair(TallyConfig config) {
+    return config.store().kind() == StoreConfig.Kind.JOURNAL
+        ? AuditRepair.of(directory(config))
+        : null;
   }
 
   /**

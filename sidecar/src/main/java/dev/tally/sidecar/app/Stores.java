@@ -7,6 +7,7 @@ import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.core.store.MemoryStoreOptions;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalOptions;
+import dev.tally.core.store.journal.RiderSink;
 import dev.tally.store.postgres.PostgresExecutionStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,6 +64,16 @@ public final class Stores {
    * it cannot start, e.g. a locked journal or an unreachable database.
    */
   public static ExecutionStore open(StoreConfig config, int maxResultBytes, Clock clock) {
+    return open(config, maxResultBytes, clock, null);
+  }
+
+  /**
+   * Opens the store; a journal store hands {@code riders} (if not null) the audit entries its
+   * segments still carry while it recovers (see {@link JournalExecutionStore#open(JournalOptions,
+   * RiderSink)}).
+   */
+  public static ExecutionStore open(
+      StoreConfig config, int maxResultBytes, Clock clock, RiderSink riders) {
     return switch (config.kind()) {
       case MEMORY ->
           MemoryExecutionStore.create(
@@ -71,7 +82,7 @@ public final class Stores {
                   .withMaxWeightBytes(memoryMaxBytes()));
       case JOURNAL -> {
         JournalOptions d = JournalOptions.defaults(config.journalDir());
-        yield JournalExecutionStore.open(
+        JournalOptions options =
             new JournalOptions(
                     d.dir(),
                     maxResultBytes,
@@ -102,7 +113,10 @@ public final class Stores {
                         d.compactMinBytes(),
                         Long.MAX_VALUE,
                         "zero or more bytes"),
-                    property(COMPACT_RATIO_PROPERTY, d.compactRatio(), "a number of at least 1")));
+                    property(COMPACT_RATIO_PROPERTY, d.compactRatio(), "a number of at least 1"));
+        yield riders == null
+            ? JournalExecutionStore.open(options)
+            : JournalExecutionStore.open(options, riders);
       }
       case POSTGRES ->
           PostgresExecutionStore.openBlocking(config.uri(), maxResultBytes, OPEN_TIMEOUT);

@@ -1,6 +1,7 @@
 package dev.tally.sidecar.app;
 
 import dev.tally.core.actor.ActorResolvers;
+import dev.tally.core.audit.AuditRepair;
 import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.TallyConfig;
@@ -69,9 +70,24 @@ public final class TallyServer {
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
     Objects.requireNonNull(config, "config");
-    ExecutionStore raw = Stores.open(config.store(), config.limits().maxResultBytes(), clock);
+    AuditRepair repair = AuditTrail.repair(config);
+    ExecutionStore raw;
+    try {
+      raw = Stores.open(config.store(), config.limits().maxResultBytes(), clock, repair);
+    } catch (RuntimeException e) {
+      if (repair != null) {
+        repair.abandon();
+      }
+      throw e;
+    }
     AuditTrail audit = null;
     try {
+      if (repair != null) {
+        String repaired = repair.finish().describe(AuditTrail.directory(config));
+        if (repaired != null) {
+          log.accept(repaired);
+        }
+      }
       audit = AuditTrail.open(config, settings, clock, log);
       ExecutionStore store = audit.wrap(raw);
       KeyRing keys = dev.tally.core.config.KeySource.resolve(config, clock, log);

@@ -276,6 +276,52 @@ class ServeProcessIT {
   }
 
   /** Without {@code --config}, {@code TALLY_CONFIG} names the file (config/README.md). */
+  /**
+   * Audit entries are not forced on their own: they ride in the journal's group commit. A power
+   * loss can then take the audit file's unforced bytes; here {@code kill -9} is followed by
+   * truncating {@code activity.jsonl} to nothing (more than a power loss takes), and the restart
+   * rewrites every entry from the journal: the chain verifies and the write's timeline is whole.
+   */
+  @Test
+  void aRestartRewritesAuditEntriesAPowerLossTookFromTheJournal() throws Exception {
+    Path config = config("");
+    Path activity = dir.resolve("audit").resolve("activity.jsonl");
+    String id;
+    try (TallyProcess p = serve(config)) {
+      McpClient.Answer a =
+          client.call(p.mcp(), 1, CountingUpstream.IRREVERSIBLE, "power-loss", null, ANSWER);
+      assertThat(a.isToolResult()).as(a.body()).isTrue();
+      id = upstream.receipts("power-loss").get(0).idempotencyKey();
+      awaitState(p, id, "delivered");
+      p.kill();
+    }
+    long lost = Files.size(activity);
+    assertThat(lost).isPositive();
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(activity, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(0);
+    }
+
+    try (TallyProcess p = serve(config)) {
+      assertThat(p.stdout() + p.stderr())
+          .containsPattern("audit journals in \\S+: [1-9][0-9]* group\\(s\\) of entries");
+      assertThat(Files.size(activity)).isGreaterThanOrEqualTo(lost);
+      assertThat(execution(p, id).path("state").asText()).isEqualTo("delivered");
+      p.terminate();
+      p.awaitExit(Duration.ofSeconds(30));
+    }
+    dev.tally.core.audit.AuditVerification v =
+        dev.tally.core.audit.AuditVerifier.create()
+            .verify(dir.resolve("audit"), java.util.Optional.empty());
+    assertThat(v.outcome())
+        .as(v.message())
+        .isEqualTo(dev.tally.core.audit.AuditVerification.Outcome.OK);
+    assertThat(
+            dev.tally.core.audit.AuditTimeline.render(
+                dir.resolve("audit"), java.util.Optional.of(id)))
+        .contains("dispatched", "completed", "delivered");
+  }
+
   @Test
   void theConfigFileCanBeNamedByTallyConfig() throws Exception {
     Path config = config("");

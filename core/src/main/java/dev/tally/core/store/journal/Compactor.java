@@ -132,7 +132,7 @@ final class Compactor implements GroupWriter.AfterGroup {
 
   private void run(GroupWriter writer, long upTo, CompletableFuture<Void> done) {
     try {
-      writer.closedFilesChanged(compact(upTo));
+      writer.closedFilesChanged(compact(writer, upTo));
       compactions++;
       running.set(null);
       done.complete(null);
@@ -158,7 +158,7 @@ final class Compactor implements GroupWriter.AfterGroup {
   }
 
   /** Compacts everything up to segment {@code upTo}; returns the change in closed-file bytes. */
-  private long compact(long upTo) throws IOException {
+  private long compact(GroupWriter writer, long upTo) throws IOException {
     long previous = snapshotSeq;
     List<Path> replaced = new ArrayList<>();
     if (previous > 0) {
@@ -176,6 +176,9 @@ final class Compactor implements GroupWriter.AfterGroup {
     Path tmp = JournalDir.tmp(target);
     long written = writeSnapshot(tmp, upTo, live);
     hooks.reached(Step.SNAPSHOT_WRITTEN);
+    // The segments replaced hold riders (audit entries) whose own files were written but not
+    // forced: force them before the snapshot makes those segments unreachable.
+    writer.forceRiders();
     JournalDir.move(tmp, target);
     snapshotSeq = upTo;
     hooks.reached(Step.SNAPSHOT_RENAMED);

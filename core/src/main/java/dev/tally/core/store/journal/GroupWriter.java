@@ -7,9 +7,7 @@ import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -47,13 +45,13 @@ final class GroupWriter {
   private final List<JournalEntry> groupEntries = new ArrayList<>();
   private int[] groupSizes = new int[64];
   private volatile CommitObserver observer = CommitObserver.NONE;
-  // Writer-thread state: the thread that runs the observer's flush (created on first use).
-  private ExecutorService observerExecutor;
+  // Writer thread only: encodes riders into the frame being built.
+  private final RiderSink riderSink = this::encodeRider;
   private final AtomicLong closedBytes;
   private final Preallocator preallocator;
   private final Thread thread;
   private volatile AfterGroup afterGroup = w -> {};
-  // Observer thread state: failed groups and when the last one was logged (0: never).
+  // Writer-thread state: failed groups and when the last one was logged (0: never).
   private static final long OBSERVER_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private volatile long observerFailures;
   private volatile long lastObserverLog;
@@ -75,6 +73,7 @@ final class GroupWriter {
   private volatile long fsyncs;
   private volatile long recordsWritten;
   private volatile long bytesWritten;
+  private volatile long riderBytes;
 
   GroupWriter(
       JournalDir dir,
@@ -101,9 +100,7 @@ final class GroupWriter {
     thread.setDaemon(true);
   }
 
-  /**
-   * Sets who hears of each durable group before its stages complete (see {@link CommitObserver}).
-   */
+  /** Sets who hands over riders for each group (see {@link CommitObserver}). */
   void observe(CommitObserver observer) {
     this.observer = observer;
   }
@@ -200,6 +197,11 @@ final class GroupWriter {
     return bytesWritten;
   }
 
+  /** Bytes of riders (records included) written into frames. */
+  long riderBytes() {
+    return riderBytes;
+  }
+
   // ---- writer thread ---------------------------------------------------------------------------
 
   private void run() {
@@ -222,9 +224,6 @@ final class GroupWriter {
       drain(closedError());
       preallocator.close();
       JournalDir.closeQuietly(segment);
-      if (observerExecutor != null) {
-        observerExecutor.shutdown();
-      }
     }
   }
 
@@ -256,14 +255,10 @@ final class GroupWriter {
     }
     RuntimeException observerError = null;
     if (records > 0 && failure == null) {
-      // The observer's flush (the audit journals: another file, another fsync) runs on its own
-      // thread while this one forces the journal, so the two fsyncs overlap; both end before any
-      // stage of the group completes.
-      CompletableFuture<RuntimeException> observed = startObserver();
+      // What the observer kept beside the journal (the audit entries of these changes) rides in
+      // this frame and shares its one fsync.
+      observerError = collectRiders();
       write(records);
-      if (observed != null) {
-        observerError = observed.join();
-      }
       if (failure == null) {
         for (int i = 0; i < groupEntries.size(); i++) {
           state.accept(groupEntries.get(i), groupSizes[i]);
@@ -317,24 +312,17 @@ final class GroupWriter {
   }
 
   /**
-   * Starts telling the observer that the group being written is durable, on the observer thread;
-   * the stage yields what it threw, if anything. Null when nobody observes.
+   * Encodes the observer's riders into the frame being built; returns what the observer threw, if
+   * anything (the riders it handed over before stay: their bytes are in their files already).
    */
-  private CompletableFuture<RuntimeException> startObserver() {
+  private RuntimeException collectRiders() {
     CommitObserver o = observer;
     if (o == CommitObserver.NONE) {
       return null;
     }
+    int before = frame.size();
     try {
-      return CompletableFuture.supplyAsync(() -> notify(o), observerThread());
-    } catch (RejectedExecutionException e) {
-      return CompletableFuture.completedFuture(notify(o));
-    }
-  }
-
-  private RuntimeException notify(CommitObserver o) {
-    try {
-      o.durable();
+      o.collect(riderSink);
       return null;
     } catch (RuntimeException e) {
       observerFailures++;
@@ -351,14 +339,25 @@ final class GroupWriter {
         lastObserverLog = now;
       }
       return e;
+    } finally {
+      riderBytes += frame.size() - before;
     }
   }
 
-  private ExecutorService observerThread() {
-    if (observerExecutor == null) {
-      observerExecutor = DaemonThreads.single("tally-journal-observer");
+  private void encodeRider(byte[] tag, long offset, byte[] bytes, int from, int length) {
+    RecordCodec.encodeRider(tag, offset, bytes, from, length, frame);
+  }
+
+  /**
+   * Forces what the observer wrote beside the journal, before a compaction replaces files that hold
+   * its riders; any thread.
+   */
+  void forceRiders() throws IOException {
+    try {
+      observer.force();
+    } catch (RuntimeException e) {
+      throw new IOException("the files beside the journal could not be forced: " + e, e);
     }
-    return observerExecutor;
   }
 
   private void write(int records) {

@@ -115,16 +115,32 @@ public final class JournalExecutionStore implements ExecutionStore {
    * damaged beyond a torn tail).
    */
   public static JournalExecutionStore open(JournalOptions options) {
-    return open(options, ChannelFactory.DEFAULT, Compactor.Hooks.NONE);
+    return open(options, null, ChannelFactory.DEFAULT, Compactor.Hooks.NONE);
+  }
+
+  /**
+   * Opens the store like {@link #open(JournalOptions)} and, during recovery, hands {@code riders}
+   * every rider its segments still hold, in the order they were written (see {@link
+   * CommitObserver}): the audit trail rewrites from them what its unforced files may have lost. An
+   * exception {@code riders} throws fails the open.
+   */
+  public static JournalExecutionStore open(JournalOptions options, RiderSink riders) {
+    Objects.requireNonNull(riders, "riders");
+    return open(options, riders, ChannelFactory.DEFAULT, Compactor.Hooks.NONE);
   }
 
   static JournalExecutionStore open(
       JournalOptions options, ChannelFactory channels, Compactor.Hooks hooks) {
+    return open(options, null, channels, hooks);
+  }
+
+  static JournalExecutionStore open(
+      JournalOptions options, RiderSink riders, ChannelFactory channels, Compactor.Hooks hooks) {
     Objects.requireNonNull(options, "options");
     JournalDir dir = JournalDir.lock(options.dir(), channels);
     Recovery.Result recovered;
     try {
-      recovered = Recovery.recover(dir);
+      recovered = Recovery.recover(dir, riders);
     } catch (IOException e) {
       dir.close();
       throw new StoreException(
@@ -447,9 +463,9 @@ public final class JournalExecutionStore implements ExecutionStore {
 
   /**
    * Makes {@code o} hear of every later change: {@link CommitObserver#applied} before its record is
-   * queued, {@link CommitObserver#durable} after each group commit and before its stages complete.
-   * Call it once, right after {@link #open} and before the store is shared; the changes {@link
-   * #open} made itself are in {@link #settledAtOpen()}.
+   * queued, {@link CommitObserver#collect} for each group commit, before its frame is written. Call
+   * it once, right after {@link #open} and before the store is shared; the changes {@link #open}
+   * made itself are in {@link #settledAtOpen()}.
    */
   public void observe(CommitObserver o) {
     Objects.requireNonNull(o, "observer");

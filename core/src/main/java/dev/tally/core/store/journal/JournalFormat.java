@@ -19,11 +19,12 @@ import java.util.zip.CRC32C;
  * the last frame of the newest segment. From version {@value #ZERO_TAIL_VERSION} a segment may end
  * in zero bytes the writer allocated ahead of its frames (so that an fsync does not also have to
  * commit a new file size): a frame header of zeros followed only by zeros up to the end of the file
- * ends the data.
+ * ends the data. From version 4 a frame may also carry riders: bytes of the audit journals that
+ * share the group's fsync ({@link RiderSink}).
  */
 final class JournalFormat {
   /** The version this release writes. */
-  static final int FORMAT_VERSION = 3;
+  static final int FORMAT_VERSION = 4;
 
   /** The first version whose segments may end in preallocated zero bytes. */
   static final int ZERO_TAIL_VERSION = 3;
@@ -121,6 +122,10 @@ final class JournalFormat {
 
   static int readInt(byte[] b, int p) {
     return ByteWriter.readInt(b, p);
+  }
+
+  static long readLong(byte[] b, int p) {
+    return ((long) readInt(b, p) << 32) | (readInt(b, p + 4) & 0xffffffffL);
   }
 
   static void writeInt(byte[] b, int p, int v) {

@@ -18,16 +18,18 @@ import java.nio.charset.StandardCharsets;
  * put    (type 3): u32 docLength, doc ({@link ExecutionBinary}),
  *                  i32 resultLength (-1: no result bytes in this record), result bytes
  * purge  (type 2): u16 idLength, id (US-ASCII)
+ * rider  (type 4, format 4): u8 tagLength, tag, u64 offset, u32 length, bytes ({@link RiderSink})
  * put    (type 1, format version 1 only read): as type 3 with a JSON document ({@link
  *                  ExecutionJson})
  * </pre>
  *
- * A payload holds one or more records back to back. This release writes types 3 and 2.
+ * A payload holds one or more records back to back. This release writes types 3, 2 and 4.
  */
 final class RecordCodec {
   static final int TYPE_PUT = 1;
   static final int TYPE_PURGE = 2;
   static final int TYPE_PUT_BINARY = 3;
+  static final int TYPE_RIDER = 4;
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonFactory FACTORY = MAPPER.getFactory();
@@ -52,6 +54,23 @@ final class RecordCodec {
       out.putShort(id.length);
       out.write(id, 0, id.length);
     }
+  }
+
+  /** Appends a rider record (see {@link RiderSink}). */
+  static void encodeRider(
+      byte[] tag, long offset, byte[] bytes, int from, int length, FrameBuffer out) {
+    if (tag.length == 0 || tag.length > RiderSink.MAX_TAG_BYTES) {
+      throw new IllegalArgumentException("rider tag of " + tag.length + " bytes (1 to 255)");
+    }
+    if (offset < 0 || length < 0 || from < 0 || from + length > bytes.length) {
+      throw new IllegalArgumentException("rider range out of bounds");
+    }
+    out.write(TYPE_RIDER);
+    out.write(tag.length);
+    out.write(tag, 0, tag.length);
+    out.putLong(offset);
+    out.putInt(length);
+    out.write(bytes, from, length);
   }
 
   /** Appends a put record from a document already encoded (a packed record, compaction). */
@@ -91,6 +110,9 @@ final class RecordCodec {
   /** Receives each decoded record with the number of bytes it took. */
   interface Sink {
     void accept(JournalEntry entry, int encodedBytes);
+
+    /** A rider record; ignored unless overridden (the bytes are only valid during the call). */
+    default void rider(byte[] tag, long offset, byte[] bytes, int from, int length) {}
   }
 
   /**
@@ -151,6 +173,21 @@ final class RecordCodec {
           p += idLength;
           check(ExecutionId.isValid(id), at, "purge record with a malformed execution id");
           sink.accept(new JournalEntry.Purge(new ExecutionId(id)), p - start);
+        } else if (type == TYPE_RIDER) {
+          check(end - p >= 1, at, "truncated rider record");
+          int tagLength = buf[p++] & 0xff;
+          check(tagLength > 0 && tagLength <= end - p, at, "rider tag length out of range");
+          byte[] tag = java.util.Arrays.copyOfRange(buf, p, p + tagLength);
+          p += tagLength;
+          check(end - p >= 12, at, "truncated rider record");
+          long fileOffset = JournalFormat.readLong(buf, p);
+          p += 8;
+          int riderLength = JournalFormat.readInt(buf, p);
+          p += 4;
+          check(fileOffset >= 0, at, "rider offset out of range");
+          check(riderLength >= 0 && riderLength <= end - p, at, "rider length out of range");
+          sink.rider(tag, fileOffset, buf, p, riderLength);
+          p += riderLength;
         } else {
           throw new DecodeException(
               at, "unknown record type " + type + " (written by a newer release?)", null);

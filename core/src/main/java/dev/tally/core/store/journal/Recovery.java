@@ -13,6 +13,7 @@ import java.util.SortedMap;
  * Rebuilds the live records from the journal files at start, finishing or undoing whatever a crash
  * interrupted: unfinished {@code .tmp} files are deleted, files a finished compaction replaced are
  * deleted, and a torn tail of the newest segment is truncated (one log line with the offset).
+ * Riders of the segments that remain go, in file order, to the rider sink given (if any).
  */
 final class Recovery {
   private static final System.Logger LOG = System.getLogger(JournalExecutionStore.class.getName());
@@ -35,7 +36,7 @@ final class Recovery {
 
   private Recovery() {}
 
-  static Result recover(JournalDir dir) throws IOException {
+  static Result recover(JournalDir dir, RiderSink riders) throws IOException {
     JournalDir.Listing files = dir.list();
     boolean changed = false;
     for (Path tmp : files.tmps()) {
@@ -43,6 +44,7 @@ final class Recovery {
       changed = true;
     }
     LogState state = new LogState();
+    RecordCodec.Sink sink = riders == null ? state : withRiders(state, riders);
     long closedBytes = 0;
     long snapshot = files.snapshots().isEmpty() ? 0 : files.snapshots().lastKey();
     if (snapshot > 0) {
@@ -96,13 +98,13 @@ final class Recovery {
     for (Map.Entry<Long, Path> s : segments.headMap(last).entrySet()) {
       // Records only: a segment closed by a crash may still end in zeros allocated ahead.
       closedBytes +=
-          readStrict(dir, s.getValue(), JournalFormat.KIND_SEGMENT, s.getKey(), state).validEnd();
+          readStrict(dir, s.getValue(), JournalFormat.KIND_SEGMENT, s.getKey(), sink).validEnd();
     }
     Path tail = segments.get(last);
     FileChannel ch = dir.channels().open(tail, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
       JournalReader.End end =
-          JournalReader.read(ch, tail, JournalFormat.KIND_SEGMENT, last, true, state);
+          JournalReader.read(ch, tail, JournalFormat.KIND_SEGMENT, last, true, sink);
       if (end.tornBytes() > 0) {
         // Not forced here: until the writer's first fsync (which covers the new size) nothing is
         // acknowledged, and a crash before it leaves the same torn tail to truncate again.
@@ -131,6 +133,21 @@ final class Recovery {
       JournalDir.closeQuietly(ch);
       throw e;
     }
+  }
+
+  /** {@code state} for records, {@code riders} for the riders (in file order). */
+  private static RecordCodec.Sink withRiders(LogState state, RiderSink riders) {
+    return new RecordCodec.Sink() {
+      @Override
+      public void accept(JournalEntry entry, int encodedBytes) {
+        state.accept(entry, encodedBytes);
+      }
+
+      @Override
+      public void rider(byte[] tag, long offset, byte[] bytes, int from, int length) {
+        riders.accept(tag, offset, bytes, from, length);
+      }
+    };
   }
 
   /** Reads a file that must be whole (a snapshot, or a segment that is not the newest). */

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The audit trail of a journal store ({@link AuditCommitObserver}): a transition's activity entry
- * is on disk before the transition's stage completes, with one audit flush per group commit.
+ * is written to its file and rides in the group's frame before the transition's stage completes.
  */
 class JournalAuditTest {
   @TempDir Path root;
@@ -156,7 +156,10 @@ class JournalAuditTest {
           }
 
           @Override
-          public void durable() {}
+          public void collect(RiderSink out) {}
+
+          @Override
+          public void force() {}
         });
     Execution e =
         await(store.claim(Executions.candidate(clock).build(), clock.instant())).execution();
@@ -168,7 +171,7 @@ class JournalAuditTest {
   }
 
   @Test
-  void aFailingFlushFailsTheStagesOfItsGroup() {
+  void aFailingCollectFailsTheStagesOfItsGroup() {
     store =
         JournalExecutionStore.open(
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
@@ -179,9 +182,12 @@ class JournalAuditTest {
           public void applied(Execution before, Execution after) {}
 
           @Override
-          public void durable() {
+          public void collect(RiderSink out) {
             throw boom;
           }
+
+          @Override
+          public void force() {}
         });
     var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
     assertThat(failure(stage)).isSameAs(boom);
@@ -189,7 +195,7 @@ class JournalAuditTest {
 
   /** A full disk fails every group the same way: one warning, not one per group. */
   @Test
-  void aFlushThatKeepsFailingIsLoggedOnceNotPerGroup() {
+  void aCollectThatKeepsFailingIsLoggedOnceNotPerGroup() {
     store =
         JournalExecutionStore.open(
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
@@ -199,9 +205,12 @@ class JournalAuditTest {
           public void applied(Execution before, Execution after) {}
 
           @Override
-          public void durable() {
+          public void collect(RiderSink out) {
             throw new IllegalStateException("No space left on device");
           }
+
+          @Override
+          public void force() {}
         });
     try (LogCapture log = LogCapture.start()) {
       for (int i = 0; i < 20; i++) {

@@ -153,4 +153,16 @@ final class JournalFixture {
       throw new UncheckedIOException(e);
     }
   }
+
+  /** Where the frames of segment {@code file} end (before any zeros allocated ahead). */
+  static long recordsEnd(Path file) {
+    String name = file.getFileName().toString();
+    long seq = Long.parseLong(name.substring("journal-".length(), name.length() - ".log".length()));
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+      return JournalReader.read(ch, file, JournalFormat.KIND_SEGMENT, seq, true, (e, n) -> {})
+          .validEnd();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 }
