@@ -60,7 +60,7 @@ final class ActivityEntries {
     boolean transition = outcome == null;
     FlatEntry e = new FlatEntry(MEMBERS);
     e.put("actor", Text.clean(x.actor(), MAX_NAME));
-    e.put(EntryCodec.AT, at.toString());
+    e.put(EntryCodec.AT, IsoInstant.format(at));
     if (transition && x.awaitingInput()) {
       e.put("awaiting_input", "yes");
     }

@@ -85,7 +85,7 @@ final class Compactor implements GroupWriter.AfterGroup {
 
   @Override
   public void afterGroup(GroupWriter writer) {
-    long log = writer.logBytes();
+    long log = writer.logBytes() - writer.ridersInLog();
     if (running.get() == null
         && log > minBytes
         && log > ratio * writer.liveBytes()
@@ -113,6 +113,7 @@ final class Compactor implements GroupWriter.AfterGroup {
           new StoreException(StoreException.Code.UNAVAILABLE, "the journal cannot write"));
     }
     long upTo;
+    long riders = writer.ridersInLog(); // all in the segments up to the one rolled now
     try {
       upTo = writer.roll();
     } catch (IOException e) {
@@ -122,7 +123,7 @@ final class Compactor implements GroupWriter.AfterGroup {
     CompletableFuture<Void> done = new CompletableFuture<>();
     running.set(done);
     try {
-      executor.execute(() -> run(writer, upTo, done));
+      executor.execute(() -> run(writer, upTo, riders, done));
     } catch (RejectedExecutionException e) {
       running.set(null);
       done.completeExceptionally(e);
@@ -130,9 +131,10 @@ final class Compactor implements GroupWriter.AfterGroup {
     return done;
   }
 
-  private void run(GroupWriter writer, long upTo, CompletableFuture<Void> done) {
+  private void run(GroupWriter writer, long upTo, long riders, CompletableFuture<Void> done) {
     try {
       writer.closedFilesChanged(compact(writer, upTo));
+      writer.ridersReplaced(riders);
       compactions++;
       running.set(null);
       done.complete(null);

@@ -74,6 +74,8 @@ final class GroupWriter {
   private volatile long recordsWritten;
   private volatile long bytesWritten;
   private volatile long riderBytes;
+  // Rider bytes in the journal files not yet replaced by a compaction (they are never live).
+  private final AtomicLong ridersInLog;
 
   GroupWriter(
       JournalDir dir,
@@ -83,6 +85,7 @@ final class GroupWriter {
       long segmentSize,
       long segmentFileSize,
       long closedBytes,
+      long ridersInLog,
       LogState state) {
     this.dir = dir;
     this.maxGroupRecords = options.maxGroupRecords();
@@ -92,6 +95,7 @@ final class GroupWriter {
     this.segmentSeq = segmentSeq;
     this.segmentSize = segmentSize;
     this.closedBytes = new AtomicLong(closedBytes);
+    this.ridersInLog = new AtomicLong(ridersInLog);
     this.state = state;
     this.frame = new FrameBuffer(64 * 1024);
     this.preallocator = new Preallocator(options.preallocateBytes());
@@ -340,7 +344,9 @@ final class GroupWriter {
       }
       return e;
     } finally {
-      riderBytes += frame.size() - before;
+      int added = frame.size() - before;
+      riderBytes += added;
+      ridersInLog.addAndGet(added);
     }
   }
 
@@ -425,6 +431,20 @@ final class GroupWriter {
   /** The estimated bytes of the live records once compacted; writer thread only. */
   long liveBytes() {
     return state.liveBytes();
+  }
+
+  /**
+   * The bytes of riders in the journal files (see {@link #logBytes}): they are never live, so
+   * compaction leaves them out of its trigger (else they would double how often it rewrites the
+   * live records); they go with the segments the next compaction replaces.
+   */
+  long ridersInLog() {
+    return ridersInLog.get();
+  }
+
+  /** A compaction replaced files holding {@code bytes} of riders. */
+  void ridersReplaced(long bytes) {
+    ridersInLog.addAndGet(-bytes);
   }
 
   /** Adjusts the size of the closed files after a compaction replaced some. */

@@ -171,6 +171,7 @@ public final class JournalExecutionStore implements ExecutionStore {
               recovered.segmentSize(),
               recovered.segmentFileSize(),
               recovered.closedBytes(),
+              recovered.riderBytes(),
               recovered.state());
       if (recovered.segmentVersion() < JournalFormat.FORMAT_VERSION) {
         // An older release wrote this segment: continue in a new one, so that every file holds

@@ -73,6 +73,11 @@ final class RecordCodec {
     out.write(bytes, from, length);
   }
 
+  /** The bytes a rider record with a tag of {@code tagLength} and {@code length} bytes takes. */
+  static int riderRecordBytes(int tagLength, int length) {
+    return 1 + 1 + tagLength + 8 + 4 + length;
+  }
+
   /** Appends a put record from a document already encoded (a packed record, compaction). */
   static void encodePut(byte[] doc, byte[] result, FrameBuffer out) {
     out.write(TYPE_PUT_BINARY);

@@ -32,7 +32,8 @@ final class Recovery {
       long segmentSize,
       long segmentFileSize,
       int segmentVersion,
-      long closedBytes) {}
+      long closedBytes,
+      long riderBytes) {}
 
   private Recovery() {}
 
@@ -44,7 +45,8 @@ final class Recovery {
       changed = true;
     }
     LogState state = new LogState();
-    RecordCodec.Sink sink = riders == null ? state : withRiders(state, riders);
+    long[] riderBytes = {0};
+    RecordCodec.Sink sink = withRiders(state, riders, riderBytes);
     long closedBytes = 0;
     long snapshot = files.snapshots().isEmpty() ? 0 : files.snapshots().lastKey();
     if (snapshot > 0) {
@@ -92,7 +94,8 @@ final class Recovery {
           JournalFormat.HEADER_BYTES,
           JournalFormat.HEADER_BYTES,
           JournalFormat.FORMAT_VERSION,
-          closedBytes);
+          closedBytes,
+          riderBytes[0]);
     }
     long last = segments.lastKey();
     for (Map.Entry<Long, Path> s : segments.headMap(last).entrySet()) {
@@ -128,15 +131,19 @@ final class Recovery {
           end.validEnd(),
           end.validEnd() + end.zeroBytes(),
           end.formatVersion(),
-          closedBytes);
+          closedBytes,
+          riderBytes[0]);
     } catch (IOException | RuntimeException e) {
       JournalDir.closeQuietly(ch);
       throw e;
     }
   }
 
-  /** {@code state} for records, {@code riders} for the riders (in file order). */
-  private static RecordCodec.Sink withRiders(LogState state, RiderSink riders) {
+  /**
+   * {@code state} for records, {@code riders} (if not null) for the riders in file order, whose
+   * bytes (records included) are added up in {@code riderBytes[0]}.
+   */
+  private static RecordCodec.Sink withRiders(LogState state, RiderSink riders, long[] riderBytes) {
     return new RecordCodec.Sink() {
       @Override
       public void accept(JournalEntry entry, int encodedBytes) {
@@ -145,7 +152,10 @@ final class Recovery {
 
       @Override
       public void rider(byte[] tag, long offset, byte[] bytes, int from, int length) {
-        riders.accept(tag, offset, bytes, from, length);
+        riderBytes[0] += RecordCodec.riderRecordBytes(tag.length, length);
+        if (riders != null) {
+          riders.accept(tag, offset, bytes, from, length);
+        }
       }
     };
   }

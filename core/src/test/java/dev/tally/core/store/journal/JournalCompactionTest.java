@@ -249,4 +249,52 @@ class JournalCompactionTest {
         .isLessThan((4L << 20) + 64 * 1024);
     assertThat(await(reopenAfterCrash().find(e.id()))).contains(e);
   }
+
+  /** An observer that hands over {@code bytes} of rider per group (the audit trail's share). */
+  private static CommitObserver ridersOf(int bytes, java.util.concurrent.atomic.AtomicLong forced) {
+    byte[] tag = "activity.jsonl test".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] rider = new byte[bytes];
+    long[] offset = {0};
+    return new CommitObserver() {
+      @Override
+      public void applied(Execution before, Execution after) {}
+
+      @Override
+      public void collect(RiderSink out) {
+        out.accept(tag, offset[0], rider, 0, rider.length);
+        offset[0] += rider.length;
+      }
+
+      @Override
+      public void force() {
+        forced.incrementAndGet();
+      }
+    };
+  }
+
+  /**
+   * Riders are never live: they must not make compaction rewrite the live records more often (they
+   * once doubled its rate under load), yet they go with the segments a compaction replaces.
+   */
+  @Test
+  void ridersDoNotTriggerCompactionButGoWithIt() throws Exception {
+    java.util.concurrent.atomic.AtomicLong forced = new java.util.concurrent.atomic.AtomicLong();
+    store = JournalExecutionStore.open(options().withCompaction(8 * 1024, 2.0));
+    store.observe(ridersOf(4096, forced));
+    List<Execution> all = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      all.add(claim(store, clock)); // every record stays live: the log alone never doubles
+    }
+    Thread.sleep(50);
+    assertThat(store.stats().compactions()).as("compactions started by 160 KB of riders").isZero();
+    assertThat(directoryBytes(dir)).isGreaterThan(40 * 4096);
+
+    await(store.compactNow());
+    assertThat(forced.get()).as("the riders' files forced before the segments went").isOne();
+    assertThat(directoryBytes(dir)).as("the riders went with the segments").isLessThan(40 * 1024);
+    JournalExecutionStore reopened = reopenAfterCrash();
+    for (Execution e : all) {
+      assertThat(await(reopened.find(e.id()))).contains(e);
+    }
+  }
 }
