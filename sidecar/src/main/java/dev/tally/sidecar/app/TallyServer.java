@@ -213,6 +213,12 @@ public final class TallyServer {
       counter(
           b, "tally_journal_records_total", "records written to the journal", s.recordsWritten());
       counter(b, "tally_journal_bytes_total", "bytes written to the journal", s.bytesWritten());
+      counter(
+          b,
+          "tally_journal_rider_bytes_total",
+          "bytes of audit entries written into the journal's frames (included in"
+              + " tally_journal_bytes_total)",
+          s.riderBytes());
       counter(b, "tally_journal_compactions_total", "journal compactions", s.compactions());
       held = s.executions();
       if (s.maxBytes() > 0) {

@@ -480,6 +480,7 @@ public final class JournalExecutionStore implements ExecutionStore {
         writer.fsyncs(),
         writer.recordsWritten(),
         writer.bytesWritten(),
+        writer.riderBytes(),
         compactor.compactions(),
         table.size(),
         table.pinnedWeight(),

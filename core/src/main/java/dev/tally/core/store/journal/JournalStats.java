@@ -6,6 +6,7 @@ package dev.tally.core.store.journal;
  * @param fsyncs group commits: writes forced to disk
  * @param recordsWritten records made durable (each transition, claim, touch or purge is one)
  * @param bytesWritten bytes appended to segments, frame headers included
+ * @param riderBytes of them, the bytes of riders: audit entries sharing the journal's fsync
  * @param compactions compactions completed
  * @param executions executions held in memory (every one until its retention ends and it is purged:
  *     the store's heap grows with them)
@@ -16,6 +17,7 @@ public record JournalStats(
     long fsyncs,
     long recordsWritten,
     long bytesWritten,
+    long riderBytes,
     long compactions,
     long executions,
     long executionBytes,

@@ -138,6 +138,9 @@ class JournalAuditTest {
       assertThat(hasEntry(lines, e)).isTrue();
     }
     assertThat(store.stats().fsyncs()).isLessThanOrEqualTo(200);
+    // Every entry rode in a frame: the riders hold at least the file's bytes.
+    assertThat(store.stats().riderBytes())
+        .isGreaterThanOrEqualTo(String.join("\n", lines).length());
   }
 
   @Test
