@@ -76,12 +76,12 @@ final class FilterEngine {
     }
     long declared = req.getContentLengthLong();
     if (declared > settings.maxRequestBytes()) {
-      tooLarge(res);
+      tooLarge(req, res, declared);
       return;
     }
     byte[] body = readBody(req.getInputStream(), settings.maxRequestBytes(), declared);
     if (body == null) {
-      tooLarge(res);
+      tooLarge(req, res, declared);
       return;
     }
     JsonRpcScan scan = JsonRpcScan.scan(body);
@@ -314,7 +314,37 @@ final class FilterEngine {
             "the execution store cannot record this call now; nothing was sent, retry later"));
   }
 
-  private void tooLarge(HttpServletResponse res) throws IOException {
+  /**
+   * Answers 413, then reads and drops the rest of the body (up to {@link #SWALLOW_BYTES}): a server
+   * that closes the connection while the client is still sending makes the client fail with a
+   * broken pipe or a reset instead of reading the answer. A body declared larger than that is not
+   * read; the answer then says {@code Connection: close}.
+   */
+  private void tooLarge(HttpServletRequest req, HttpServletResponse res, long declared)
+      throws IOException {
+    boolean swallow = declared <= SWALLOW_BYTES;
+    if (!swallow) {
+      res.setHeader("Connection", "close");
+    }
+    refuseTooLarge(res);
+    if (!swallow) {
+      return;
+    }
+    try {
+      res.flushBuffer();
+      InputStream in = req.getInputStream();
+      byte[] scratch = new byte[8192];
+      long left = SWALLOW_BYTES;
+      int n;
+      while (left > 0 && (n = in.read(scratch, 0, (int) Math.min(scratch.length, left))) >= 0) {
+        left -= n;
+      }
+    } catch (IOException e) {
+      // The client went away: the answer was sent, nothing else to do.
+    }
+  }
+
+  private void refuseTooLarge(HttpServletResponse res) throws IOException {
     Answers.refuse(
         res,
         null,
@@ -330,6 +360,9 @@ final class FilterEngine {
   private boolean isReadOnly(String tool) {
     return tool != null && gate.contracts().resolve(tool).isReadOnly();
   }
+
+  /** Most bytes of a refused body read and dropped so that its client can read the 413. */
+  static final long SWALLOW_BYTES = 8L << 20;
 
   static boolean validId(JsonNode id) {
     return id != null && (id.isTextual() || id.isNumber());

@@ -110,6 +110,26 @@ class FilterServletModesIT {
     assertThat(awaitState("confirm_delete", ExecutionState.DELIVERED).id()).isEqualTo(open.id());
   }
 
+  /**
+   * A body refused as too large by its declared length must still let the client read the 413: the
+   * filter answers at once, then reads and drops the rest (up to a bound), so the server does not
+   * close the connection under a client still sending (a broken pipe instead of an answer, a rare
+   * flake of the scenario suite before).
+   */
+  @ParameterizedTest(name = "async={0}")
+  @ValueSource(booleans = {false, true})
+  void aLargeRefusedBodyStillGetsItsAnswer(boolean async) throws Exception {
+    app = new MiniApp(async, FilterSettings.defaults().withLimits(1024, 1024 * 1024));
+    RawMcp raw = new RawMcp(app.endpoint);
+    String big = RawMcp.toolCall("write", "x".repeat(2 << 20)).toString();
+    for (int i = 0; i < 10; i++) {
+      HttpResponse<String> r = raw.post(big, Map.of());
+      assertThat(r.statusCode()).as("attempt %d", i).isEqualTo(413);
+      assertThat(RawMcp.JSON.readTree(r.body()).at("/error/code").asInt()).isEqualTo(-32600);
+    }
+    assertThat(app.servlet.requests.get()).isZero();
+  }
+
   @ParameterizedTest(name = "async={0}")
   @ValueSource(booleans = {false, true})
   void badInputNeverReachesTheServlet(boolean async) throws Exception {
