@@ -222,6 +222,16 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
     sessions.force();
   }
 
+  /**
+   * Why the journals take no more entries (a write or fsync failed: every later transition of a
+   * journal store then fails too), or null while both can write. For readiness probes; names the
+   * file and the I/O error, nothing else.
+   */
+  public String problem() {
+    String p = activity.problem();
+    return p != null ? p : sessions.problem();
+  }
+
   /** Signs a checkpoint in each journal whose oldest unsigned entry reached the interval. */
   public void checkpointIfDue() {
     activity.checkpointIfDue();

@@ -348,6 +348,12 @@ final class Journal {
     }
   }
 
+  /** Why this journal takes no more entries (a write failed), or null. Names the file only. */
+  String problem() {
+    IOException f = failure;
+    return f == null ? null : file.getFileName() + ": " + f.getMessage();
+  }
+
   private void ensureWritable() {
     if (closed) {
       throw new AuditException(AuditException.Code.CLOSED, file + ": the journal is closed");

@@ -103,6 +103,11 @@ final class AuditTrail implements AutoCloseable {
     return AuditedExecutionStore.wrap(store, journals);
   }
 
+  /** Why the audit journals cannot write (see {@link AuditJournals#problem}), or null. */
+  String problem() {
+    return journals == null ? null : journals.problem();
+  }
+
   AuditSink sink() {
     return journals == null ? AuditSink.noop() : journals;
   }

@@ -181,6 +181,10 @@ public final class TallyServer {
     if (!store.isWritable()) {
       return "store not writable";
     }
+    String audited = audit.problem();
+    if (audited != null) {
+      return "audit journal cannot write (" + audited + ")";
+    }
     if (!probe.reached()) {
       return "upstream not reached yet";
     }
