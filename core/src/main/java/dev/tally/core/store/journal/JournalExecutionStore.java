@@ -83,6 +83,7 @@ public final class JournalExecutionStore implements ExecutionStore {
   private final GroupWriter writer;
   private final Compactor compactor;
   private final Visibility visibility = new Visibility();
+  private final FullnessLog fullness = new FullnessLog(LOG);
 
   private final Object closeLock = new Object();
   private volatile boolean closed;
@@ -251,7 +252,15 @@ public final class JournalExecutionStore implements ExecutionStore {
           Objects.requireNonNull(candidate, "candidate");
           Claim claim;
           synchronized (visibility.lockFor(candidate.id())) {
-            claim = table.claim(candidate, now);
+            try {
+              claim = table.claim(candidate, now);
+            } catch (StoreException e) {
+              if (e.code() == StoreException.Code.UNAVAILABLE) {
+                fullness.refused(e);
+              }
+              throw e;
+            }
+            fullness.admitted();
             if (claim instanceof Claim.Won) {
               return append(null, claim.execution(), null, null).thenApply(v -> claim);
             }

@@ -89,16 +89,30 @@ class JournalMaxBytesTest {
   @Test
   void purgesAfterRetentionMakeRoomAgain() {
     store = open(MAX_BYTES);
-    List<Execution> held = fill();
-    for (Execution e : held) {
-      reach(store, clock, e, ExecutionState.DELIVERED);
-    }
-    clock.advance(Duration.ofHours(2));
+    try (LogCapture log = LogCapture.start()) {
+      List<Execution> held = fill();
+      for (int i = 0; i < 5; i++) {
+        assertThatThrownBy(() -> claim(store, clock, shortLived()))
+            .isInstanceOf(StoreException.class);
+      }
+      // The operator learns it once, not once per refused call.
+      assertThat(log.warnings())
+          .filteredOn(w -> w.contains("execution store full"))
+          .singleElement()
+          .asString()
+          .contains("maxBytes=" + MAX_BYTES);
+      for (Execution e : held) {
+        reach(store, clock, e, ExecutionState.DELIVERED);
+      }
+      clock.advance(Duration.ofHours(2));
 
-    assertThat(await(store.purge(clock.instant(), 10_000))).isEqualTo(held.size());
-    assertThat(store.isWritable()).isTrue();
-    assertThat(store.stats().executionBytes()).isZero();
-    assertThat(claim(store, clock, shortLived()).state()).isEqualTo(ExecutionState.ACCEPTED);
+      assertThat(await(store.purge(clock.instant(), 10_000))).isEqualTo(held.size());
+      assertThat(store.isWritable()).isTrue();
+      assertThat(store.stats().executionBytes()).isZero();
+      assertThat(claim(store, clock, shortLived()).state()).isEqualTo(ExecutionState.ACCEPTED);
+      assertThat(log.infos())
+          .anySatisfy(l -> assertThat(l).contains("room again after refusing 6 new call(s)"));
+    }
   }
 
   @Test

@@ -46,6 +46,14 @@ final class LogCapture implements AutoCloseable {
         .toList();
   }
 
+  /** Messages at INFO. */
+  List<String> infos() {
+    return records.stream()
+        .filter(r -> r.getLevel().intValue() == Level.INFO.intValue())
+        .map(LogRecord::getMessage)
+        .toList();
+  }
+
   @Override
   public void close() {
     logger.removeHandler(handler);
