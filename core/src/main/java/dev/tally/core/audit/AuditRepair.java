@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -14,10 +15,10 @@ import java.util.Map;
  * Rewrites, at start, the audit entries a power loss may have taken from the audit files. With a
  * journal store, entries are written to the audit files without an fsync and ride in the execution
  * journal's frames instead ({@link AuditCommitObserver}); the journal hands them back while it
- * recovers, and this sink writes each at its offset again: bytes the file kept are rewritten
- * unchanged, bytes it lost are restored. Open the store with it, call {@link #finish}, then open
- * the journals ({@link AuditJournals#open}, which checks the chain from the last checkpoint and
- * signs the tail):
+ * recovers, and this sink compares each with the file at its offset and writes what is missing or
+ * different (after a clean stop or {@code kill -9}, nothing: the file kept everything). Open the
+ * store with it, call {@link #finish}, then open the journals ({@link AuditJournals#open}, which
+ * checks the chain from the last checkpoint and signs the tail):
  *
  * <pre>{@code
  * AuditRepair repair = AuditRepair.of(auditDir);
@@ -35,27 +36,29 @@ import java.util.Map;
  * AuditException.Code#CORRUPT} rather than leave a gap in the chain.
  */
 public final class AuditRepair implements RiderSink {
-  /** What {@link #finish} did. */
-  public record Result(int files, long bytes, long riders, long skipped) {
-    /** One line for the start-up log, or null when there were no riders at all. */
+  /**
+   * What {@link #finish} did: {@code riders} groups of entries ({@code bytes}) checked in {@code
+   * files} file(s), of which {@code restored} bytes were missing or different and written again;
+   * {@code skipped} riders of another key.
+   */
+  public record Result(int files, long riders, long bytes, long restored, long skipped) {
+    /** One line for the start-up log, or null when nothing was restored or skipped. */
     public String describe(Path dir) {
-      if (riders == 0 && skipped == 0) {
+      if (restored == 0 && skipped == 0) {
         return null;
       }
-      return "tally: audit journals in "
-          + dir
-          + ": "
-          + riders
-          + " group(s) of entries ("
-          + bytes
-          + " bytes) rewritten from the store's journal into "
-          + files
-          + " file(s)"
-          + (skipped == 0
-              ? ""
-              : "; "
-                  + skipped
-                  + " group(s) of an earlier audit key skipped (directory begun anew)");
+      StringBuilder b = new StringBuilder("tally: audit journals in ").append(dir).append(": ");
+      if (restored != 0) {
+        b.append(restored)
+            .append(" bytes of audit entries a crash took from the files restored from the")
+            .append(" store's journal");
+      }
+      if (skipped != 0) {
+        b.append(restored != 0 ? "; " : "")
+            .append(skipped)
+            .append(" group(s) of entries of an earlier audit key skipped (directory begun anew)");
+      }
+      return b.toString();
     }
   }
 
@@ -63,6 +66,7 @@ public final class AuditRepair implements RiderSink {
     final Path file;
     final FileChannel ch;
     long size;
+    boolean written;
 
     Target(Path file, FileChannel ch, long size) {
       this.file = file;
@@ -75,6 +79,8 @@ public final class AuditRepair implements RiderSink {
   private final String keyId;
   private final Map<String, Target> targets = new LinkedHashMap<>();
   private long bytes;
+  private long restored;
+  private byte[] scratch = new byte[8192];
   private long riders;
   private long skipped;
   private boolean finished;
@@ -127,12 +133,16 @@ public final class AuditRepair implements RiderSink {
               + " with a new key begin).");
     }
     try {
-      ByteBuffer buf = ByteBuffer.wrap(data, from, length);
-      long at = offset;
-      while (buf.hasRemaining()) {
-        at += t.ch.write(buf, at);
+      if (!holds(t, offset, data, from, length)) {
+        ByteBuffer buf = ByteBuffer.wrap(data, from, length);
+        long at = offset;
+        while (buf.hasRemaining()) {
+          at += t.ch.write(buf, at);
+        }
+        t.size = Math.max(t.size, at);
+        t.written = true;
+        restored += length;
       }
-      t.size = Math.max(t.size, at);
     } catch (IOException e) {
       throw new AuditException(
           AuditException.Code.IO,
@@ -141,6 +151,27 @@ public final class AuditRepair implements RiderSink {
     }
     bytes += length;
     riders++;
+  }
+
+  /** Whether the file already holds exactly these bytes at {@code offset}. */
+  private boolean holds(Target t, long offset, byte[] data, int from, int length)
+      throws IOException {
+    if (offset + length > t.size) {
+      return false;
+    }
+    if (scratch.length < length) {
+      scratch = new byte[Math.max(length, 2 * scratch.length)];
+    }
+    ByteBuffer buf = ByteBuffer.wrap(scratch, 0, length);
+    long at = offset;
+    while (buf.hasRemaining()) {
+      int n = t.ch.read(buf, at);
+      if (n < 0) {
+        return false;
+      }
+      at += n;
+    }
+    return Arrays.equals(scratch, 0, length, data, from, from + length);
   }
 
   private Target target(String name) {
@@ -168,7 +199,9 @@ public final class AuditRepair implements RiderSink {
     AuditException error = null;
     for (Target t : targets.values()) {
       try {
-        t.ch.force(false);
+        if (t.written) {
+          t.ch.force(false);
+        }
       } catch (IOException e) {
         if (error == null) {
           error =
@@ -186,7 +219,7 @@ public final class AuditRepair implements RiderSink {
     if (error != null) {
       throw error;
     }
-    return new Result(targets.size(), bytes, riders, skipped);
+    return new Result(targets.size(), riders, bytes, restored, skipped);
   }
 
   /** Closes whatever is open without forcing (the store's open failed). */

@@ -304,7 +304,9 @@ class ServeProcessIT {
 
     try (TallyProcess p = serve(config)) {
       assertThat(p.stdout() + p.stderr())
-          .containsPattern("audit journals in \\S+: [1-9][0-9]* group\\(s\\) of entries");
+          .containsPattern(
+              "audit journals in \\S+: [1-9][0-9]* bytes of audit entries a crash took from"
+                  + " the files restored");
       assertThat(Files.size(activity)).isGreaterThanOrEqualTo(lost);
       assertThat(execution(p, id).path("state").asText()).isEqualTo("delivered");
       p.terminate();

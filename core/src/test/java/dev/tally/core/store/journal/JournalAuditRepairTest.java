@@ -173,6 +173,8 @@ class JournalAuditRepairTest {
 
     assertThat(second.repaired.riders()).isPositive();
     assertThat(second.repaired.bytes()).isEqualTo(before.length);
+    assertThat(second.repaired.restored()).isEqualTo(before.length);
+    assertThat(second.repaired.describe(crashed)).contains(before.length + " bytes");
     byte[] after = activity(crashed);
     assertThat(Arrays.copyOf(after, before.length)).isEqualTo(before);
     for (Execution e : done) {
@@ -196,9 +198,26 @@ class JournalAuditRepairTest {
 
     Node second = new Node(crashed);
 
+    assertThat(second.repaired.restored()).isBetween(4096L, (long) before.length - 1);
     assertThat(Arrays.copyOf(activity(crashed), before.length)).isEqualTo(before);
     second.audit.close();
     assertThat(verify(crashed.resolve("audit")).outcome()).isEqualTo(AuditVerification.Outcome.OK);
+  }
+
+  /** After kill -9 the files kept everything: nothing is written, nothing is logged. */
+  @Test
+  void aCrashThatLostNothingRestoresNothing() throws IOException {
+    Node first = new Node(root.resolve("a"));
+    first.run(10);
+    Path crashed = first.crashInto(root.resolve("b"));
+    byte[] before = activity(crashed);
+
+    Node second = new Node(crashed);
+
+    assertThat(second.repaired.riders()).isPositive();
+    assertThat(second.repaired.bytes()).isEqualTo(before.length);
+    assertThat(second.repaired.restored()).isZero();
+    assertThat(second.repaired.describe(crashed)).isNull();
   }
 
   @Test
