@@ -30,17 +30,18 @@ import java.util.function.Supplier;
  * java.nio.channels.FileChannel#force}); it survives {@code kill -9} at any instant and relies on
  * no clean close.
  *
- * <p><b>Format</b> (version 3, which also reads versions 1 and 2; full description in {@code
+ * <p><b>Format</b> (version 4, which also reads versions 1 to 3; full description in {@code
  * docs/journal-format.md}). Files {@code journal-<seq>.log} (segments) and {@code
  * snapshot-<seq>.snap} start with a 16-byte header ({@code "TLYJ"}, u16 format version, u16 kind,
  * u64 sequence) followed by frames {@code [u32 length][u32 crc32c(length ‖ payload)][payload]}. A
  * payload holds one or more records: {@code put} (the full execution after the change as a compact
- * binary document, plus the result bytes the change stored, if any) or {@code purge} (the id).
- * Recovery keeps the record with the highest version per id (result bytes carry over while the
- * record says they are retained) and drops purged ids. Readers ignore fields they do not know and
- * treat missing optional ones as absent. A format 3 segment may end in zeros the writer allocated
- * ahead of its frames ({@link JournalOptions#preallocateBytes()}), so that a group's fsync does not
- * also commit a grown file size; a zero tail is its clean end.
+ * binary document, plus the result bytes the change stored, if any), {@code purge} (the id) or,
+ * from format 4, {@code rider} (bytes of the audit journals sharing the frame's fsync: {@link
+ * RiderSink}). Recovery keeps the record with the highest version per id (result bytes carry over
+ * while the record says they are retained) and drops purged ids. Readers ignore fields they do not
+ * know and treat missing optional ones as absent. A segment of format 3 or later may end in zeros
+ * the writer allocated ahead of its frames ({@link JournalOptions#preallocateBytes()}), so that a
+ * group's fsync does not also commit a grown file size; a zero tail is its clean end.
  *
  * <p><b>Writing</b>. A mutation is validated and applied to the in-memory {@link ExecutionTable}
  * (the atomic claim and the compare-and-set happen there), its record is queued while a per-id lock
