@@ -37,11 +37,11 @@ import java.util.Map;
  */
 public final class AuditRepair implements RiderSink {
   /**
-   * What {@link #finish} did: {@code riders} groups of entries ({@code bytes}) checked in {@code
-   * files} file(s), of which {@code restored} bytes were missing or different and written again;
-   * {@code skipped} riders of another key.
+   * What {@link #finish} did: {@code riders} groups of entries ({@code bytes}) checked, of which
+   * {@code restored} bytes were missing or different and written again; {@code skipped} riders of
+   * another key.
    */
-  public record Result(int files, long riders, long bytes, long restored, long skipped) {
+  public record Result(long riders, long bytes, long restored, long skipped) {
     /** One line for the start-up log, or null when nothing was restored or skipped. */
     public String describe(Path dir) {
       if (restored == 0 && skipped == 0) {
@@ -219,7 +219,7 @@ public final class AuditRepair implements RiderSink {
     if (error != null) {
       throw error;
     }
-    return new Result(targets.size(), riders, bytes, restored, skipped);
+    return new Result(riders, bytes, restored, skipped);
   }
 
   /** Closes whatever is open without forcing (the store's open failed). */

@@ -3,6 +3,9 @@ package dev.tally.sidecar.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.audit.AuditTimeline;
+import dev.tally.core.audit.AuditVerification;
+import dev.tally.core.audit.AuditVerifier;
 import dev.tally.sidecar.process.CountingUpstream.Script;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -297,10 +301,7 @@ class ServeProcessIT {
     }
     long lost = Files.size(activity);
     assertThat(lost).isPositive();
-    try (java.nio.channels.FileChannel ch =
-        java.nio.channels.FileChannel.open(activity, java.nio.file.StandardOpenOption.WRITE)) {
-      ch.truncate(0);
-    }
+    Files.write(activity, new byte[0]); // truncates: nothing of it was forced
 
     try (TallyProcess p = serve(config)) {
       assertThat(p.stdout() + p.stderr())
@@ -312,15 +313,9 @@ class ServeProcessIT {
       p.terminate();
       p.awaitExit(Duration.ofSeconds(30));
     }
-    dev.tally.core.audit.AuditVerification v =
-        dev.tally.core.audit.AuditVerifier.create()
-            .verify(dir.resolve("audit"), java.util.Optional.empty());
-    assertThat(v.outcome())
-        .as(v.message())
-        .isEqualTo(dev.tally.core.audit.AuditVerification.Outcome.OK);
-    assertThat(
-            dev.tally.core.audit.AuditTimeline.render(
-                dir.resolve("audit"), java.util.Optional.of(id)))
+    AuditVerification v = AuditVerifier.create().verify(dir.resolve("audit"), Optional.empty());
+    assertThat(v.outcome()).as(v.message()).isEqualTo(AuditVerification.Outcome.OK);
+    assertThat(AuditTimeline.render(dir.resolve("audit"), Optional.of(id)))
         .contains("dispatched", "completed", "delivered");
   }
 

@@ -150,20 +150,13 @@ class JournalAuditTest {
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
     IllegalStateException boom = new IllegalStateException("audit journal closed");
     store.observe(
-        new CommitObserver() {
-          @Override
-          public void applied(Execution before, Execution after) {
-            if (after.state() == ExecutionState.AUTHORIZED) {
-              throw boom;
-            }
-          }
-
-          @Override
-          public void collect(RiderSink out) {}
-
-          @Override
-          public void force() {}
-        });
+        observer(
+            (before, after) -> {
+              if (after.state() == ExecutionState.AUTHORIZED) {
+                throw boom;
+              }
+            },
+            out -> {}));
     Execution e =
         await(store.claim(Executions.candidate(clock).build(), clock.instant())).execution();
     var stage = store.transition(Transition.to(e, ExecutionState.AUTHORIZED, clock.instant()));
@@ -180,18 +173,11 @@ class JournalAuditTest {
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
     IllegalStateException boom = new IllegalStateException("audit fsync failed");
     store.observe(
-        new CommitObserver() {
-          @Override
-          public void applied(Execution before, Execution after) {}
-
-          @Override
-          public void collect(RiderSink out) {
-            throw boom;
-          }
-
-          @Override
-          public void force() {}
-        });
+        observer(
+            (before, after) -> {},
+            out -> {
+              throw boom;
+            }));
     var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
     assertThat(failure(stage)).isSameAs(boom);
   }
@@ -203,18 +189,11 @@ class JournalAuditTest {
         JournalExecutionStore.open(
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
     store.observe(
-        new CommitObserver() {
-          @Override
-          public void applied(Execution before, Execution after) {}
-
-          @Override
-          public void collect(RiderSink out) {
-            throw new IllegalStateException("No space left on device");
-          }
-
-          @Override
-          public void force() {}
-        });
+        observer(
+            (before, after) -> {},
+            out -> {
+              throw new IllegalStateException("No space left on device");
+            }));
     try (LogCapture log = LogCapture.start()) {
       for (int i = 0; i < 20; i++) {
         var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
@@ -226,5 +205,25 @@ class JournalAuditTest {
           .asString()
           .contains("(1 group(s) so far)");
     }
+  }
+
+  /** An observer made of {@code applied} and {@code collect} that has nothing to force. */
+  private static CommitObserver observer(
+      java.util.function.BiConsumer<Execution, Execution> applied,
+      java.util.function.Consumer<RiderSink> collect) {
+    return new CommitObserver() {
+      @Override
+      public void applied(Execution before, Execution after) {
+        applied.accept(before, after);
+      }
+
+      @Override
+      public void collect(RiderSink out) {
+        collect.accept(out);
+      }
+
+      @Override
+      public void force() {}
+    };
   }
 }
