@@ -29,7 +29,9 @@
 # written "_", e.g. JVM_tally_zgc="-Xms1g -Xmx1g -XX:+UseZGC"), JAVA_<contender> (its java
 # executable instead of the java on PATH), CONFIG_<contender> (its Tally config file instead of
 # load/tally-bench.yaml), KEEP_STORES (1: keep the sidecars' journal and audit directories under OUT;
-# by default they are removed at the end, after the report).
+# by default they are removed at the end, after the report), PERF (1: `perf record` of the whole
+# machine (cpu-clock samples) during each measured saturation sample; the report lists
+# CPU by command (threads by name) and kernel symbol: where a contender's cost goes outside Java).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,6 +54,7 @@ NGINX_WORKERS=${NGINX_WORKERS:-auto}
 PORT_BASE=${PORT_BASE:-18300}
 PIN_WRK=${PIN_WRK:-}
 PROFILE=${PROFILE:-0}
+PERF=${PERF:-0}
 STORM_CLIENTS=${STORM_CLIENTS:-64}
 PG_DURABLE=${PG_DURABLE:-on}
 PG_POOL=${PG_POOL:-}
@@ -368,7 +371,14 @@ sample() { # phase workload contender round delay conns seconds measured
     d0=$(cpu_ticks "$PG_PID"); t0=$(store_trips "$c" tally_store_round_trips_total)
     n0=$(store_trips "$c" tally_store_notify_statements_total)
   fi
+  local perf_pid=
+  if [[ $PERF == 1 && $measured == 1 && $delay == 0 ]]; then
+    perf record -q -a -e cpu-clock -F 499 -o "$OUT/perf-$c-$phase-$round.data" -- sleep "$secs" \
+      >/dev/null 2>&1 &
+    perf_pid=$!
+  fi
   res=$(run_load "$c" "$wl" "$secs" "$conns" "$delay" "$prefix")
+  [[ -n $perf_pid ]] && wait "$perf_pid"
   c1=$(contender_cpu "$c"); u1=$(cpu_ticks "$up"); x1=$(executed)
   m1=$(machine_ticks)
   local extra=""
@@ -534,6 +544,24 @@ java -cp "$BENCH_JAR" dev.tally.bench.load.LoadReport "$OUT" >"$OUT/report.md"
 if [[ $PROFILE == 1 ]]; then
   for n in "${SIDECAR_NAMES[@]}"; do
     [[ -s $OUT/$n.jfr ]] && java -cp "$BENCH_JAR" dev.tally.bench.load.JfrTop "$OUT/$n.jfr" >>"$OUT/report.md"
+  done
+fi
+if [[ $PERF == 1 ]]; then
+  # JIT-compiled methods get names in perf's report from /tmp/perf-<pid>.map.
+  for n in "${SIDECAR_NAMES[@]}"; do jcmd "${PIDOF[$n]}" Compiler.perfmap >/dev/null 2>&1 || true; done
+  for f in "$OUT"/perf-*.data; do
+    [[ -s $f ]] || continue
+    {
+      echo
+      echo "perf $(basename "$f" .data): share of all CPU samples of the machine"
+      echo
+      echo '```'
+      perf report -i "$f" --no-children --sort comm,dso --stdio -q -g none 2>/dev/null | grep -v '^$' | head -25
+      echo
+      perf report -i "$f" --no-children --sort sym --stdio -q --dsos '[kernel.kallsyms]' -g none \
+        2>/dev/null | grep -v '^$' | head -25
+      echo '```'
+    } >>"$OUT/report.md"
   done
 fi
 cat "$OUT/report.md"
