@@ -40,6 +40,7 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   private final Journal activity;
   private final Journal sessions;
   private final SessionTracker tracker;
+  private final Relief relief;
   private final byte[] activityTag;
   private final byte[] sessionsTag;
   // Sessions of executions about to be created (see attribute); the oldest are forgotten first,
@@ -60,8 +61,10 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
       FileChannel lockChannel,
       SigningKey key,
       Journal activity,
-      Journal sessions) {
+      Journal sessions,
+      Relief relief) {
     this.dir = dir;
+    this.relief = relief;
     this.options = options;
     this.lockChannel = lockChannel;
     this.key = key;
@@ -79,6 +82,11 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
    * be continued safely, {@code IO} otherwise.
    */
   public static AuditJournals open(Path dir, AuditOptions options) {
+    return open(dir, options, new Relief());
+  }
+
+  /** {@link #open(Path, AuditOptions)} with the given relief for appenders (tests). */
+  static AuditJournals open(Path dir, AuditOptions options, Relief relief) {
     Objects.requireNonNull(dir, "dir");
     Objects.requireNonNull(options, "options");
     FileChannel lockChannel = null;
@@ -90,14 +98,16 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
               dir.resolve(AuditFiles.LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       lock(dir, lockChannel);
       SigningKey key = signingKey(dir);
-      activity = Journal.open(dir.resolve(AuditFiles.ACTIVITY), key, options);
-      Journal sessions = Journal.open(dir.resolve(AuditFiles.SESSIONS), key, options);
+      activity = Journal.open(dir.resolve(AuditFiles.ACTIVITY), key, options, relief);
+      Journal sessions = Journal.open(dir.resolve(AuditFiles.SESSIONS), key, options, relief);
       FileOps.fsyncDirectory(dir);
-      return new AuditJournals(dir, options, lockChannel, key, activity, sessions);
+      return new AuditJournals(dir, options, lockChannel, key, activity, sessions, relief);
     } catch (IOException e) {
+      relief.close();
       release(lockChannel, activity);
       throw new AuditException(AuditException.Code.IO, dir + ": cannot open: " + e, e);
     } catch (RuntimeException e) {
+      relief.close();
       release(lockChannel, activity);
       throw e;
     }
@@ -268,6 +278,7 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
         try {
           sessions.close();
         } finally {
+          relief.close();
           release(lockChannel, null);
         }
       }

@@ -19,9 +19,10 @@ import java.util.Objects;
  * @param sessionCacheSize how many sessions are remembered to tell a first sighting from a later
  *     one (default {@value #DEFAULT_SESSION_CACHE_SIZE}); a forgotten session is recorded again as
  *     {@code first_seen}
- * @param maxPendingBytes appended bytes not yet flushed above which the appending thread flushes
- *     itself (default {@value #DEFAULT_MAX_PENDING_BYTES}); normally the store's group commit calls
- *     {@link AuditJournals#flush()} long before
+ * @param maxPendingBytes appended bytes not yet written above which a background thread flushes the
+ *     journal (default {@value #DEFAULT_MAX_PENDING_BYTES}; at four times as many the appending
+ *     thread flushes itself); normally the store's group commit or the periodic flush drains them
+ *     long before
  * @param target the upstream identity written to activity entries (the sidecar's upstream, the
  *     filter's application), or {@code null}
  * @param clock the time source for checkpoints and creation entries without a state time

@@ -12,6 +12,9 @@ import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -24,11 +27,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Implementation note: two locks. {@code lock} guards the chain state and the buffer; {@code
  * writeLock} serializes writers so buffers reach the file in order. A flusher takes {@code
  * writeLock} first and {@code lock} only to swap the buffer; an append never waits for a disk. An
- * entry is written in place: its canonical bytes straight into the pending buffer, hashed there
- * with the chain's digest, then completed to its line ({@link EntryCodec#completeLine}).
+ * appender that finds more than {@link AuditOptions#maxPendingBytes()} buffered (nothing drained
+ * them: retries answered from stored results make entries without transitions, so without group
+ * commits) hands the flush to the journal's relief executor, so that an event loop never writes or
+ * forces; only beyond {@value #HARD_LIMIT_FACTOR} times that bound (the relief cannot keep up) does
+ * the appender flush itself, which bounds the memory held. An entry is written in place: its
+ * canonical bytes straight into the pending buffer, hashed there with the chain's digest, then
+ * completed to its line ({@link EntryCodec#completeLine}).
  */
 final class Journal {
   private static final int INITIAL_BUFFER = 8192;
+
+  /** Buffered bytes, in units of {@code maxPendingBytes}, at which an appender flushes itself. */
+  static final int HARD_LIMIT_FACTOR = 4;
 
   /** Room for a checkpoint's members (eight, and the signature). */
   private static final int CHECKPOINT_MEMBERS = 9;
@@ -39,6 +50,9 @@ final class Journal {
   private final SigningKey key;
   private final EntryCodec codec;
   private final AuditOptions options;
+  // Flushes handed off by appenders (null: the appender flushes); one queued at a time.
+  private final Executor relief;
+  private final AtomicBoolean reliefQueued = new AtomicBoolean();
 
   private final Object lock = new Object();
   private final ReentrantLock writeLock = new ReentrantLock();
@@ -68,8 +82,10 @@ final class Journal {
       SigningKey key,
       EntryCodec codec,
       AuditOptions options,
+      Executor relief,
       JournalRecovery.State state) {
     this.file = file;
+    this.relief = relief;
     this.name = AuditFiles.journalName(file.getFileName().toString());
     this.ch = ch;
     this.key = key;
@@ -89,6 +105,14 @@ final class Journal {
    * checkpoint at once, after their chain checked out.
    */
   static Journal open(Path file, SigningKey key, AuditOptions options) {
+    return open(file, key, options, null);
+  }
+
+  /**
+   * {@link #open(Path, SigningKey, AuditOptions)}, with {@code relief} running the flushes that
+   * appenders hand off (null: appenders flush themselves).
+   */
+  static Journal open(Path file, SigningKey key, AuditOptions options, Executor relief) {
     FileChannel ch;
     try {
       ch = openChannel(file);
@@ -105,7 +129,7 @@ final class Journal {
               codec,
               key.publicKey(),
               options.clock());
-      Journal j = new Journal(file, ch, key, codec, options, state);
+      Journal j = new Journal(file, ch, key, codec, options, relief, state);
       j.end = ch.size();
       if (!state.signed()) {
         synchronized (j.lock) {
@@ -153,7 +177,33 @@ final class Journal {
       buffered = pending.size();
     }
     if (buffered >= options.maxPendingBytes()) {
+      relieve(buffered);
+    }
+  }
+
+  /** Too much is buffered: a flush, off this thread unless the relief is missing or behind. */
+  private void relieve(int buffered) {
+    if (relief == null || buffered >= (long) HARD_LIMIT_FACTOR * options.maxPendingBytes()) {
       flush();
+      return;
+    }
+    if (!reliefQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      relief.execute(this::reliefFlush);
+    } catch (RejectedExecutionException e) {
+      reliefQueued.set(false);
+      flush(); // shutting down
+    }
+  }
+
+  private void reliefFlush() {
+    reliefQueued.set(false);
+    try {
+      flush();
+    } catch (AuditException e) {
+      // Closed meanwhile, or the write failed: failed() recorded it and the next append reports it.
     }
   }
 

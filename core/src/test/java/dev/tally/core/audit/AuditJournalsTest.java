@@ -160,10 +160,58 @@ class AuditJournalsTest {
   }
 
   @Test
-  void pendingBytesAboveTheLimitAreFlushedByTheAppender() throws IOException {
-    try (AuditJournals j = open(Fixtures.options(clock).withMaxPendingBytes(1))) {
+  void pendingBytesAboveTheLimitAreFlushedInTheBackgroundNotByTheAppender() throws Exception {
+    List<Runnable> handedOff = new ArrayList<>();
+    Relief relief = new Relief(handedOff::add);
+    try (AuditJournals j =
+        AuditJournals.open(dir, Fixtures.options(clock).withMaxPendingBytes(300), relief)) {
+      // An entry here is ~470 bytes: one is above the limit, two are below the appender's own.
+      j.transition(null, accepted("alice", "t", "fp1", T0));
+      j.transition(null, accepted("bob", "t", "fp2", T0));
+      // The appender (an event loop, in the sidecar) wrote nothing: it handed one flush over.
+      assertThat(Files.size(activity(dir))).isZero();
+      assertThat(handedOff).hasSize(1);
+
+      handedOff.get(0).run();
+      assertThat(entries(activity(dir))).hasSize(2);
+      j.transition(null, accepted("carol", "t", "fp3", T0));
+      assertThat(handedOff).hasSize(2);
+    }
+  }
+
+  @Test
+  void anAppenderFlushesItselfOnlyWhenTheBackgroundFallsFarBehind() throws IOException {
+    List<Runnable> neverRun = new ArrayList<>();
+    int limit = 4096;
+    try (AuditJournals j =
+        AuditJournals.open(
+            dir, Fixtures.options(clock).withMaxPendingBytes(limit), new Relief(neverRun::add))) {
+      int appended = 0;
+      while (Files.size(activity(dir)) == 0) {
+        j.transition(null, accepted("alice", "t", "fp" + appended, T0));
+        appended++;
+        assertThat(appended).as("entries appended before the appender flushed").isLessThan(1000);
+      }
+      assertThat(neverRun).hasSize(1);
+      // It waited for four times the limit: bounded memory, and the relief got its chance first.
+      assertThat(Files.size(activity(dir)))
+          .isGreaterThanOrEqualTo((long) Journal.HARD_LIMIT_FACTOR * limit);
+      assertThat(entries(activity(dir))).hasSize(appended);
+    }
+  }
+
+  @Test
+  void theBackgroundFlushRunsOnItsOwnThread() throws Exception {
+    try (AuditJournals j = open(Fixtures.options(clock).withMaxPendingBytes(300))) {
       j.transition(null, accepted("alice", "t", "fp", T0));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (Files.size(activity(dir)) == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
       assertThat(entries(activity(dir))).hasSize(1);
+      assertThat(Thread.getAllStackTraces().keySet())
+          .extracting(Thread::getName)
+          .contains(Relief.THREAD_NAME);
     }
   }
 
