@@ -556,10 +556,12 @@ if [[ $PERF == 1 ]]; then
       echo "perf $(basename "$f" .data): share of all CPU samples of the machine"
       echo
       echo '```'
-      perf report -i "$f" --no-children --sort comm,dso --stdio -q -g none 2>/dev/null | grep -v '^$' | head -25
+      # head stops reading early: perf then dies of SIGPIPE, which pipefail must not make fatal.
+      { perf report -i "$f" --no-children --sort pid,dso --stdio -q -g none 2>/dev/null || true; } |
+        grep -v '^$' | head -25 || true
       echo
-      perf report -i "$f" --no-children --sort sym --stdio -q --dsos '[kernel.kallsyms]' -g none \
-        2>/dev/null | grep -v '^$' | head -25
+      { perf report -i "$f" --no-children --sort sym --stdio -q --dsos '[kernel.kallsyms]' -g none \
+        2>/dev/null || true; } | grep -v '^$' | head -25 || true
       echo '```'
     } >>"$OUT/report.md"
   done
