@@ -1,5 +1,6 @@
 package dev.tally.filter;
 
+import dev.tally.core.audit.AuditRepair;
 import dev.tally.core.config.StoreConfig;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.store.ExecutionStore;
@@ -13,17 +14,23 @@ import java.time.Clock;
 final class Stores {
   private Stores() {}
 
-  static ExecutionStore open(TallyConfig config, Clock clock) {
+  /**
+   * Opens the store; {@code repair} (or null) gets the audit riders a journal store still holds
+   * (see {@link dev.tally.core.audit.AuditTrail#repair}).
+   */
+  static ExecutionStore open(TallyConfig config, Clock clock, AuditRepair repair) {
     StoreConfig s = config.store();
     int maxResult = config.limits().maxResultBytes();
     return switch (s.kind()) {
       case MEMORY ->
           MemoryExecutionStore.create(MemoryStoreOptions.defaults().withMaxResultBytes(maxResult));
-      case JOURNAL ->
-          JournalExecutionStore.open(
-              JournalOptions.defaults(s.journalDir())
-                  .withMaxResultBytes(maxResult)
-                  .withClock(clock));
+      case JOURNAL -> {
+        JournalOptions options =
+            JournalOptions.defaults(s.journalDir()).withMaxResultBytes(maxResult).withClock(clock);
+        yield repair == null
+            ? JournalExecutionStore.open(options)
+            : JournalExecutionStore.open(options, repair);
+      }
       case POSTGRES ->
           throw new IllegalArgumentException(
               "store: "

@@ -2,6 +2,8 @@ package dev.tally.filter;
 
 import dev.tally.core.actor.ActorResolver;
 import dev.tally.core.actor.ActorResolvers;
+import dev.tally.core.audit.AuditRepair;
+import dev.tally.core.audit.AuditTrail;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.KeySource;
@@ -35,7 +37,9 @@ import java.util.UUID;
  * <p>Registered from {@code web.xml} or {@code ServletContext.addFilter} it configures itself from
  * its init-params (see {@link FilterSettings}); embedded servers use {@link #builder()}. A
  * dispatched call reaches the servlet with {@code Idempotency-Key: <execution id>}, the request
- * attribute {@value #EXECUTION_ID_ATTRIBUTE} and {@code params._meta["dev.tally/executionId"]}.
+ * attribute {@value #EXECUTION_ID_ATTRIBUTE} and {@code params._meta["dev.tally/executionId"]}. On
+ * a journal store it opens, the filter keeps the audit journals beside it (sibling directory {@code
+ * audit/}, as {@code tally serve} does; check them with {@code tally audit verify}).
  */
 public final class TallyFilter implements Filter {
   private static final System.Logger LOG = System.getLogger(TallyFilter.class.getName());
@@ -48,13 +52,15 @@ public final class TallyFilter implements Filter {
 
   private volatile FilterEngine engine;
   private AutoCloseable owned;
+  private AuditTrail audit = AuditTrail.none();
 
   /** A filter that configures itself from its init-params in {@link #init(FilterConfig)}. */
   public TallyFilter() {}
 
-  private TallyFilter(FilterEngine engine, AutoCloseable owned) {
+  private TallyFilter(FilterEngine engine, AutoCloseable owned, AuditTrail audit) {
     this.engine = engine;
     this.owned = owned;
+    this.audit = audit;
   }
 
   /** A builder for embedded servers. */
@@ -71,6 +77,7 @@ public final class TallyFilter implements Filter {
       TallyFilter built = builder().config(load(config)).build();
       this.engine = built.engine;
       this.owned = built.owned;
+      this.audit = built.audit;
     } catch (RuntimeException e) {
       throw new ServletException("tally filter: " + e.getMessage(), e);
     }
@@ -129,6 +136,7 @@ public final class TallyFilter implements Filter {
         // Closing on shutdown: nothing more to do with a store that fails to close.
       }
     }
+    audit.close(); // after the store: its last group commit still writes entries
   }
 
   /** Builds a {@link TallyFilter}; every part has a default except where noted. */
@@ -213,20 +221,48 @@ public final class TallyFilter implements Filter {
       KeyRing k = keys != null ? keys : loadKeys();
       ExecutionStore s = store;
       AutoCloseable owned = null;
+      AuditTrail audit = AuditTrail.none();
       if (s == null) {
-        s = Stores.open(config, clock);
+        AuditRepair repair = AuditTrail.repair(config);
+        try {
+          s = Stores.open(config, clock, repair);
+        } catch (RuntimeException e) {
+          if (repair != null) {
+            repair.abandon();
+          }
+          throw e;
+        }
+        try {
+          if (repair != null) {
+            String repaired = repair.finish().describe(AuditTrail.directory(config));
+            if (repaired != null) {
+              log(repaired);
+            }
+          }
+          audit = AuditTrail.open(config, fs.target(), clock, Builder::log);
+          s = audit.wrap(s);
+        } catch (RuntimeException e) {
+          s.close();
+          audit.close();
+          throw e;
+        }
         owned = s;
       }
       ContractRegistry c = contracts != null ? contracts : config.tools().newRegistry();
       ActorResolver a = actors != null ? actors : ActorResolvers.from(config.actor(), k);
       GateOptions o =
           gateOptions != null ? gateOptions : config.gateOptions("filter-" + UUID.randomUUID());
-      Gate gate = Gate.create(o, s, c, k, a, Jcs.create(config.limits().canonical()), clock);
-      return new TallyFilter(new FilterEngine(gate, fs, ToolParamHeaders.create()), owned);
+      Gate gate =
+          Gate.create(o, s, c, k, a, Jcs.create(config.limits().canonical()), clock, audit.sink());
+      return new TallyFilter(new FilterEngine(gate, fs, ToolParamHeaders.create()), owned, audit);
     }
 
     private KeyRing loadKeys() {
-      return KeySource.resolve(config, clock, line -> LOG.log(System.Logger.Level.INFO, line));
+      return KeySource.resolve(config, clock, Builder::log);
+    }
+
+    private static void log(String line) {
+      LOG.log(System.Logger.Level.INFO, line);
     }
   }
 }

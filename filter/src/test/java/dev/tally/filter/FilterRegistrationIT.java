@@ -3,10 +3,17 @@ package dev.tally.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tally.core.audit.AuditTimeline;
+import dev.tally.core.audit.AuditVerification;
+import dev.tally.core.audit.AuditVerifier;
 import dev.tally.core.fingerprint.KeyFiles;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,9 +35,10 @@ class FilterRegistrationIT {
                 "journal:" + dir.resolve("journal"),
                 "hmac.keyFile",
                 keys.toString()));
+    String executionId;
+    String message = "registered-" + UUID.randomUUID();
     try {
       RawMcp raw = new RawMcp(app.endpoint()).initialize();
-      String message = "registered-" + UUID.randomUUID();
       Map<String, String> key = new java.util.HashMap<>(raw.session);
       key.put("Idempotency-Key", "reg-" + UUID.randomUUID());
 
@@ -44,8 +52,26 @@ class FilterRegistrationIT {
           .startsWith("act_");
       assertThat(app.writes.get()).isEqualTo(1);
       assertThat(app.seen.peek().get(1)).startsWith("act_");
+      executionId = replay.at("/result/_meta/dev.tally~1replay/executionId").asText();
     } finally {
       app.close();
     }
+
+    // The journal store the filter opened has its audit journals beside it, as tally serve's.
+    Path audit = dir.resolve("audit");
+    AuditVerification verified = AuditVerifier.create().verify(audit, Optional.empty());
+    assertThat(verified.outcome()).isEqualTo(AuditVerification.Outcome.OK);
+    String timeline = AuditTimeline.render(audit, Optional.of(executionId));
+    assertThat(timeline).contains("dispatched", "completed", "delivered", "replayed");
+    List<JsonNode> entries = new java.util.ArrayList<>();
+    for (String line : Files.readAllLines(audit.resolve("activity.jsonl"))) {
+      entries.add(new ObjectMapper().readTree(line));
+    }
+    assertThat(entries)
+        .filteredOn(e -> e.path("execution").asText().equals(executionId))
+        .extracting(e -> e.path("target").asText())
+        .containsOnly("app"); // filter.target
+    // No raw argument value reaches the audit trail.
+    assertThat(Files.readString(audit.resolve("activity.jsonl"))).doesNotContain(message);
   }
 }

@@ -2,6 +2,7 @@ package dev.tally.sidecar.app;
 
 import dev.tally.core.actor.ActorResolvers;
 import dev.tally.core.audit.AuditRepair;
+import dev.tally.core.audit.AuditTrail;
 import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.TallyConfig;
@@ -88,7 +89,7 @@ public final class TallyServer {
           log.accept(repaired);
         }
       }
-      audit = AuditTrail.open(config, settings, clock, log);
+      audit = AuditTrail.open(config, settings.sidecar().upstream().toString(), clock, log);
       ExecutionStore store = audit.wrap(raw);
       KeyRing keys = dev.tally.core.config.KeySource.resolve(config, clock, log);
       Gate gate =

@@ -1,11 +1,5 @@
-package dev.tally.sidecar.app;
+package dev.tally.core.audit;
 
-import dev.tally.core.audit.AuditCommitObserver;
-import dev.tally.core.audit.AuditJournals;
-import dev.tally.core.audit.AuditOptions;
-import dev.tally.core.audit.AuditRepair;
-import dev.tally.core.audit.AuditSink;
-import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.config.StoreConfig;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.store.ExecutionStore;
@@ -18,16 +12,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The audit journals of a running sidecar (ARCHITECTURE.md §9): beside a journal store, in the
- * sibling directory {@code audit/}; none for the throwaway memory store. The activity entry of a
- * transition is durable before the transition is reported: it rides in the journal store's group
- * commit ({@link AuditCommitObserver}), and is rewritten from there at start if a power loss took
- * it from the audit file ({@link #repair}). Retry and session entries, and checkpoints that fall
- * due, are made durable by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per
- * journal), never on an event loop.
+ * The audit journals of a running Tally, sidecar or servlet filter (ARCHITECTURE.md §9): beside a
+ * journal store, in the sibling directory {@code audit/}; none for the throwaway memory store (nor
+ * for PostgreSQL, whose rows are the record). The activity entry of a transition is durable before
+ * the transition is reported: it rides in the journal store's group commit ({@link
+ * AuditCommitObserver}), and is rewritten from there at start if a power loss took it from the
+ * audit file ({@link #repair}). Retry and session entries, and checkpoints that fall due, are made
+ * durable by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per journal), never on an
+ * event loop.
  */
-final class AuditTrail implements AutoCloseable {
-  static final long FLUSH_MILLIS = 200;
+public final class AuditTrail implements AutoCloseable {
+  public static final long FLUSH_MILLIS = 200;
 
   private final AuditJournals journals;
   private final ScheduledExecutorService flusher;
@@ -48,25 +43,31 @@ final class AuditTrail implements AutoCloseable {
     flusher.scheduleWithFixedDelay(this::flush, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
   }
 
-  static AuditTrail open(
-      TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log) {
+  /** No audit journals: a store the caller opened, or one without them. */
+  public static AuditTrail none() {
+    return new AuditTrail(null);
+  }
+
+  /**
+   * Opens the audit journals of {@code config}'s store (none unless it is a journal store). {@code
+   * target} names what the calls reach (the sidecar's upstream, the filter's application) in every
+   * activity entry; {@code log} gets one line naming the directory.
+   */
+  public static AuditTrail open(
+      TallyConfig config, String target, Clock clock, Consumer<String> log) {
     if (config.store().kind() != StoreConfig.Kind.JOURNAL) {
       return new AuditTrail(null);
     }
     Path dir = directory(config);
     AuditJournals j =
-        AuditJournals.open(
-            dir,
-            AuditOptions.defaults()
-                .withClock(clock)
-                .withTarget(settings.sidecar().upstream().toString()));
+        AuditJournals.open(dir, AuditOptions.defaults().withClock(clock).withTarget(target));
     log.accept(
         "tally: audit journals in " + dir + " (verify with: tally audit verify " + dir + ")");
     return new AuditTrail(j);
   }
 
   /** Where the audit journals of a journal store live: the sibling directory {@code audit/}. */
-  static Path directory(TallyConfig config) {
+  public static Path directory(TallyConfig config) {
     return config.store().journalDir().toAbsolutePath().resolveSibling("audit");
   }
 
@@ -74,7 +75,7 @@ final class AuditTrail implements AutoCloseable {
    * What rewrites the audit entries a power loss took, from the store's journal while it opens
    * (before {@link #open}); null for a store without audit journals.
    */
-  static AuditRepair repair(TallyConfig config) {
+  public static AuditRepair repair(TallyConfig config) {
     return config.store().kind() == StoreConfig.Kind.JOURNAL
         ? AuditRepair.of(directory(config))
         : null;
@@ -86,7 +87,7 @@ final class AuditTrail implements AutoCloseable {
    * the previous process left dispatched, now {@code outcome_unknown}) happened before that, so
    * they are recorded and flushed here. Any other store is wrapped.
    */
-  ExecutionStore wrap(ExecutionStore store) {
+  public ExecutionStore wrap(ExecutionStore store) {
     if (journals == null) {
       return store;
     }
@@ -104,11 +105,11 @@ final class AuditTrail implements AutoCloseable {
   }
 
   /** Why the audit journals cannot write (see {@link AuditJournals#problem}), or null. */
-  String problem() {
+  public String problem() {
     return journals == null ? null : journals.problem();
   }
 
-  AuditSink sink() {
+  public AuditSink sink() {
     return journals == null ? AuditSink.noop() : journals;
   }
 
