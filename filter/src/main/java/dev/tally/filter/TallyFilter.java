@@ -2,7 +2,6 @@ package dev.tally.filter;
 
 import dev.tally.core.actor.ActorResolver;
 import dev.tally.core.actor.ActorResolvers;
-import dev.tally.core.audit.AuditRepair;
 import dev.tally.core.audit.AuditTrail;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.ConfigOverrides;
@@ -223,29 +222,15 @@ public final class TallyFilter implements Filter {
       AutoCloseable owned = null;
       AuditTrail audit = AuditTrail.none();
       if (s == null) {
-        AuditRepair repair = AuditTrail.repair(config);
-        try {
-          s = Stores.open(config, clock, repair);
-        } catch (RuntimeException e) {
-          if (repair != null) {
-            repair.abandon();
-          }
-          throw e;
-        }
-        try {
-          if (repair != null) {
-            String repaired = repair.finish().describe(AuditTrail.directory(config));
-            if (repaired != null) {
-              log(repaired);
-            }
-          }
-          audit = AuditTrail.open(config, fs.target(), clock, Builder::log);
-          s = audit.wrap(s);
-        } catch (RuntimeException e) {
-          s.close();
-          audit.close();
-          throw e;
-        }
+        AuditTrail.Opened opened =
+            AuditTrail.openStore(
+                config,
+                repair -> Stores.open(config, clock, repair),
+                fs.target(),
+                clock,
+                Builder::log);
+        s = opened.store();
+        audit = opened.trail();
         owned = s;
       }
       ContractRegistry c = contracts != null ? contracts : config.tools().newRegistry();

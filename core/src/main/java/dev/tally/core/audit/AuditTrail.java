@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The audit journals of a running Tally, sidecar or servlet filter (ARCHITECTURE.md §9): beside a
@@ -41,6 +42,51 @@ public final class AuditTrail implements AutoCloseable {
               return t;
             });
     flusher.scheduleWithFixedDelay(this::flush, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A store opened with its audit trail: the store, wrapped so that its transitions are audited
+   * ({@link #wrap}), and the trail, to close after the store.
+   */
+  public record Opened(ExecutionStore store, AuditTrail trail) {}
+
+  /**
+   * Opens {@code config}'s store with {@code opener}, which gets the {@link #repair} to hand the
+   * journal store (null for other stores); logs what the repair restored, if anything; opens the
+   * audit journals ({@link #open(TallyConfig, String, Clock, Consumer)}) and wraps the store. On a
+   * failure everything opened here is closed again.
+   */
+  public static Opened openStore(
+      TallyConfig config,
+      Function<AuditRepair, ExecutionStore> opener,
+      String target,
+      Clock clock,
+      Consumer<String> log) {
+    AuditRepair repair = repair(config);
+    ExecutionStore raw;
+    try {
+      raw = opener.apply(repair);
+    } catch (RuntimeException e) {
+      if (repair != null) {
+        repair.abandon();
+      }
+      throw e;
+    }
+    AuditTrail trail = none();
+    try {
+      if (repair != null) {
+        String repaired = repair.finish().describe(directory(config));
+        if (repaired != null) {
+          log.accept(repaired);
+        }
+      }
+      trail = open(config, target, clock, log);
+      return new Opened(trail.wrap(raw), trail);
+    } catch (RuntimeException e) {
+      raw.close();
+      trail.close();
+      throw e;
+    }
   }
 
   /** No audit journals: a store the caller opened, or one without them. */

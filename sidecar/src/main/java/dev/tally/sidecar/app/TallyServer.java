@@ -1,7 +1,6 @@
 package dev.tally.sidecar.app;
 
 import dev.tally.core.actor.ActorResolvers;
-import dev.tally.core.audit.AuditRepair;
 import dev.tally.core.audit.AuditTrail;
 import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.canonical.Jcs;
@@ -71,26 +70,16 @@ public final class TallyServer {
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
     Objects.requireNonNull(config, "config");
-    AuditRepair repair = AuditTrail.repair(config);
-    ExecutionStore raw;
+    AuditTrail.Opened opened =
+        AuditTrail.openStore(
+            config,
+            repair -> Stores.open(config.store(), config.limits().maxResultBytes(), clock, repair),
+            settings.sidecar().upstream().toString(),
+            clock,
+            log);
+    ExecutionStore store = opened.store();
+    AuditTrail audit = opened.trail();
     try {
-      raw = Stores.open(config.store(), config.limits().maxResultBytes(), clock, repair);
-    } catch (RuntimeException e) {
-      if (repair != null) {
-        repair.abandon();
-      }
-      throw e;
-    }
-    AuditTrail audit = null;
-    try {
-      if (repair != null) {
-        String repaired = repair.finish().describe(AuditTrail.directory(config));
-        if (repaired != null) {
-          log.accept(repaired);
-        }
-      }
-      audit = AuditTrail.open(config, settings.sidecar().upstream().toString(), clock, log);
-      ExecutionStore store = audit.wrap(raw);
       KeyRing keys = dev.tally.core.config.KeySource.resolve(config, clock, log);
       Gate gate =
           Gate.create(
@@ -142,10 +131,8 @@ public final class TallyServer {
       self[0] = new TallyServer(vertx, store, gate, sidecar, admin, probe, settings, audit);
       return self[0];
     } catch (Exception | Error e) {
-      raw.close();
-      if (audit != null) {
-        audit.close();
-      }
+      store.close();
+      audit.close();
       throw e;
     }
   }
