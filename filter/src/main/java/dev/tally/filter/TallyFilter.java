@@ -38,7 +38,8 @@ import java.util.UUID;
  * dispatched call reaches the servlet with {@code Idempotency-Key: <execution id>}, the request
  * attribute {@value #EXECUTION_ID_ATTRIBUTE} and {@code params._meta["dev.tally/executionId"]}. On
  * a journal store it opens, the filter keeps the audit journals beside it (sibling directory {@code
- * audit/}, as {@code tally serve} does; check them with {@code tally audit verify}).
+ * audit/}, as {@code tally serve} does, with {@code filter.target} as the target; check them with
+ * {@code tally audit verify}). A store handed to the {@link #builder()} gets none.
  */
 public final class TallyFilter implements Filter {
   private static final System.Logger LOG = System.getLogger(TallyFilter.class.getName());
