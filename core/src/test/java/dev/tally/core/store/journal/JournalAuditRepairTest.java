@@ -73,23 +73,13 @@ class JournalAuditRepairTest {
       store.observe(
           events == null
               ? observer
-              : new CommitObserver() {
-                @Override
-                public void applied(Execution before, Execution after) {
-                  observer.applied(before, after);
-                }
-
-                @Override
-                public void collect(RiderSink out) {
-                  observer.collect(out);
-                }
-
-                @Override
-                public void force() {
-                  events.add("audit forced");
-                  observer.force();
-                }
-              });
+              : JournalFixture.observer(
+                  observer::applied,
+                  observer::collect,
+                  () -> {
+                    events.add("audit forced");
+                    observer.force();
+                  }));
     }
 
     Node(Path base) {

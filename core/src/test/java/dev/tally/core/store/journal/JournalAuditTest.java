@@ -150,13 +150,14 @@ class JournalAuditTest {
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
     IllegalStateException boom = new IllegalStateException("audit journal closed");
     store.observe(
-        observer(
+        JournalFixture.observer(
             (before, after) -> {
               if (after.state() == ExecutionState.AUTHORIZED) {
                 throw boom;
               }
             },
-            out -> {}));
+            out -> {},
+            () -> {}));
     Execution e =
         await(store.claim(Executions.candidate(clock).build(), clock.instant())).execution();
     var stage = store.transition(Transition.to(e, ExecutionState.AUTHORIZED, clock.instant()));
@@ -173,11 +174,12 @@ class JournalAuditTest {
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
     IllegalStateException boom = new IllegalStateException("audit fsync failed");
     store.observe(
-        observer(
+        JournalFixture.observer(
             (before, after) -> {},
             out -> {
               throw boom;
-            }));
+            },
+            () -> {}));
     var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
     assertThat(failure(stage)).isSameAs(boom);
   }
@@ -189,11 +191,12 @@ class JournalAuditTest {
         JournalExecutionStore.open(
             JournalOptions.defaults(root.resolve("journal")).withClock(clock));
     store.observe(
-        observer(
+        JournalFixture.observer(
             (before, after) -> {},
             out -> {
               throw new IllegalStateException("No space left on device");
-            }));
+            },
+            () -> {}));
     try (LogCapture log = LogCapture.start()) {
       for (int i = 0; i < 20; i++) {
         var stage = store.claim(Executions.candidate(clock).build(), clock.instant());
@@ -205,25 +208,5 @@ class JournalAuditTest {
           .asString()
           .contains("(1 group(s) so far)");
     }
-  }
-
-  /** An observer made of {@code applied} and {@code collect} that has nothing to force. */
-  private static CommitObserver observer(
-      java.util.function.BiConsumer<Execution, Execution> applied,
-      java.util.function.Consumer<RiderSink> collect) {
-    return new CommitObserver() {
-      @Override
-      public void applied(Execution before, Execution after) {
-        applied.accept(before, after);
-      }
-
-      @Override
-      public void collect(RiderSink out) {
-        collect.accept(out);
-      }
-
-      @Override
-      public void force() {}
-    };
   }
 }

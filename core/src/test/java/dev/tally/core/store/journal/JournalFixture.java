@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /** Test data and inspection helpers for journal tests. */
@@ -164,5 +166,26 @@ final class JournalFixture {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A commit observer made of its three parts (tests that watch or wrap one). */
+  static CommitObserver observer(
+      BiConsumer<Execution, Execution> applied, Consumer<RiderSink> collect, Runnable force) {
+    return new CommitObserver() {
+      @Override
+      public void applied(Execution before, Execution after) {
+        applied.accept(before, after);
+      }
+
+      @Override
+      public void collect(RiderSink out) {
+        collect.accept(out);
+      }
+
+      @Override
+      public void force() {
+        force.run();
+      }
+    };
   }
 }
