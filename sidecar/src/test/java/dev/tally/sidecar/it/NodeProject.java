@@ -45,13 +45,18 @@ final class NodeProject implements AutoCloseable {
   /** A Node.js runtime found on {@code PATH}, with its version. */
   record Runtime(Path node, Path npm, String version) {
     int major() {
-      String v = version.startsWith("v") ? version.substring(1) : version;
-      int dot = v.indexOf('.');
-      try {
-        return Integer.parseInt(dot < 0 ? v : v.substring(0, dot));
-      } catch (NumberFormatException e) {
-        return -1;
-      }
+      return majorOf(version);
+    }
+  }
+
+  /** The major version in a {@code node --version} answer ({@code v22.1.0} → 22); -1 if none. */
+  static int majorOf(String version) {
+    String v = version.startsWith("v") ? version.substring(1) : version;
+    int dot = v.indexOf('.');
+    try {
+      return Integer.parseInt(dot < 0 ? v : v.substring(0, dot));
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 
@@ -62,15 +67,7 @@ final class NodeProject implements AutoCloseable {
     if (node.isEmpty() || npm.isEmpty()) {
       return Optional.empty();
     }
-    try {
-      Result r = run(List.of(node.get().toString(), "--version"), null, Duration.ofSeconds(20));
-      if (r.exit() != 0) {
-        return Optional.empty();
-      }
-      return Optional.of(new Runtime(node.get(), npm.get(), r.output().strip()));
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    return version(node.get()).map(v -> new Runtime(node.get(), npm.get(), v));
   }
 
   private static Optional<Path> onPath(String name) {
@@ -138,15 +135,39 @@ final class NodeProject implements AutoCloseable {
     }
   }
 
+  /** The version {@code node --version} prints, if that executable runs. */
+  static Optional<String> version(Path node) {
+    try {
+      Result r = run(List.of(node.toString(), "--version"), null, Duration.ofSeconds(20));
+      return r.exit() == 0 ? Optional.of(r.output().strip()) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The directory the project is installed in. */
+  Path dir() {
+    return dir;
+  }
+
   /**
    * Starts {@code node <script> <args>} in the project directory. Its stdin stays open (the
    * fixtures exit when it closes, so they cannot outlive the test JVM); stderr goes to {@code
    * <script>.<n>.log} next to it.
    */
   Child start(String script, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(node.toString(), script));
+    return startWith(node, script, args);
+  }
+
+  /**
+   * As {@link #start}, with another Node.js executable than the one on {@code PATH} (one the
+   * project installed itself, say); {@code script} may be a path relative to the project.
+   */
+  Child startWith(Path nodeExecutable, String script, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(nodeExecutable.toString(), script));
     cmd.addAll(List.of(args));
-    Path log = dir.resolve(script + "." + STARTED.incrementAndGet() + ".log");
+    String name = Path.of(script).getFileName().toString();
+    Path log = dir.resolve(name + "." + STARTED.incrementAndGet() + ".log");
     Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectError(log.toFile()).start();
     synchronized (processes) {
       processes.add(p);
@@ -188,6 +209,7 @@ final class NodeProject implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final StringBuffer transcript = new StringBuffer();
 
     private Child(Process process, Path log) {
       this.process = process;
@@ -199,6 +221,7 @@ final class NodeProject implements AutoCloseable {
                     new BufferedReader(
                         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                   for (String l = r.readLine(); l != null; l = r.readLine()) {
+                    transcript.append(l).append('\n');
                     lines.add(l);
                   }
                 } catch (IOException e) {
@@ -240,6 +263,11 @@ final class NodeProject implements AutoCloseable {
         throw new AssertionError("node did not exit within " + timeout + "; stderr:\n" + stderr());
       }
       return process.exitValue();
+    }
+
+    /** Every line the process wrote to stdout so far (also those {@link #awaitLine} consumed). */
+    String stdout() {
+      return transcript.toString();
     }
 
     /** What the process wrote to stderr so far. */
