@@ -536,6 +536,24 @@ public abstract class ExecutionStoreContract {
         .containsExactly(oldest.id());
   }
 
+  @Test
+  void lapsedIsOldestFirstAndCutAtTheLimitAmongMany() {
+    List<ExecutionId> ids = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      ids.add(dispatched(candidate(), Duration.ofSeconds(10)).id());
+      clock.advance(Duration.ofMillis(1 + i % 3));
+    }
+    ids.sort(null);
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(await(store.lapsed(clock.instant(), 100)))
+        .extracting(Execution::id)
+        .containsExactlyElementsOf(ids);
+    assertThat(await(store.lapsed(clock.instant(), 7)))
+        .extracting(Execution::id)
+        .containsExactlyElementsOf(ids.subList(0, 7));
+  }
+
   // ---- awaitChange ---------------------------------------------------------------------------
 
   @Test
