@@ -49,6 +49,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -60,12 +61,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Each variant runs the server with and without an SSE event store (the sidecar keeps its own
  * stream history either way), and the sidecar with contracts learned from the server's annotations
- * (its pure reads pass through ungated) or with every tool configured {@code irreversible}
+ * (its pure reads pass through ungated), with every tool configured {@code irreversible}
  * (configuration wins over annotations, ARCHITECTURE.md §4), so every {@code tools/call} — text,
  * image, audio, embedded resources, errors, logging and progress notifications, sampling and
- * elicitation requests on the call's stream — crosses the gate. The suite calls each tool once, in
- * its own session; each sidecar run gets a fresh store, so no call is a retry of another and every
- * gated call must be a first execution: the server's books prove it.
+ * elicitation requests on the call's stream — crosses the gate, or with every tool configured
+ * {@code read_only}, so none does. The suite calls each tool once, in its own session; each sidecar
+ * run gets a fresh store, so no call is a retry of another and every gated call must be a first
+ * execution: the server's books prove it.
+ *
+ * <p>CLI {@value ConformanceSuite#VERSION} probes SSE polling at protocol version 2025-03-26, where
+ * SDK servers neither prime nor close a stream; {@code reconnect-probe.mjs} does what that scenario
+ * means with the SDK client at 2025-11-25: the server closes the call's stream mid-call and the
+ * answer must still arrive.
  *
  * <p>Needs npm on {@code PATH} and the npm registry for the first {@code npm ci} (the project
  * brings its own Node.js 22, which the CLI needs). Without Node the test is skipped, saying so,
@@ -175,7 +182,9 @@ class SidecarConformanceIT {
     /** Learned from the server's annotations in {@code tools/list}: pure reads pass through. */
     ANNOTATED,
     /** Every tool configured {@code irreversible}: every call crosses the gate. */
-    ALL_GATED
+    ALL_GATED,
+    /** Every tool configured {@code read_only}: every call passes straight through. */
+    ALL_READ_ONLY
   }
 
   private static NodeProject.Runtime runtime;
@@ -286,10 +295,7 @@ class SidecarConformanceIT {
     // The server's books: each tool ran once behind the sidecar; gated calls carried an execution
     // id, and each of those executions was delivered (a first execution, not a replay).
     JsonNode books = books(upstream);
-    Set<String> gated = new HashSet<>(CALLED_TOOLS);
-    if (contracts == Contracts.ANNOTATED) {
-      gated.removeAll(READ_ONLY_TOOLS);
-    }
+    Set<String> gated = gated(contracts);
     for (String tool : CALLED_TOOLS) {
       assertThat(books.path("calls").path(tool).asInt()).as("runs of %s", tool).isEqualTo(1);
       JsonNode id = books.path("executionIds").path(tool).path(0);
@@ -304,7 +310,46 @@ class SidecarConformanceIT {
     }
   }
 
+  @ParameterizedTest(name = "{0} contracts")
+  @EnumSource(
+      value = Contracts.class,
+      names = {"ANNOTATED", "ALL_READ_ONLY"})
+  void aToolCallWhoseStreamTheServerClosesResumesThroughTheSidecar(Contracts contracts)
+      throws Exception {
+    // server-sse-polling as it is meant (SEP-1699), at the SDK client's own protocol version: the
+    // server primes its POST stream, closes it mid-call, and answers on the client's resumption.
+    // Through the sidecar the sidecar resumes upstream itself, gated call or not.
+    JsonNode direct = probe(startServer(ServerKind.EVENT_STORE));
+    assertThat(direct.path("ok").asBoolean()).as("directly: %s", direct).isTrue();
+    assertThat(direct.path("text").asText()).endsWith("(stream closed mid-call: true)");
+    assertThat(direct.path("requests").toString()).contains("\"lastEventId\":\"");
+
+    String upstream = startServer(ServerKind.EVENT_STORE);
+    JsonNode via = probe(startSidecar(upstream, contracts));
+    assertThat(via.path("ok").asBoolean()).as("through the sidecar: %s", via).isTrue();
+    assertThat(via.path("text").asText()).endsWith("(stream closed mid-call: true)");
+    JsonNode books = books(upstream);
+    assertThat(books.path("calls").path("test_reconnection").asInt()).isEqualTo(1);
+    JsonNode id = books.path("executionIds").path("test_reconnection").path(0);
+    if (gated(contracts).contains("test_reconnection")) {
+      assertThat(state(id.asText(), DELIVERED)).as("state of execution %s", id).hasValue(DELIVERED);
+    } else {
+      assertThat(id.isNull()).as("ungated: %s", id).isTrue();
+    }
+  }
+
   private static final ExecutionState DELIVERED = ExecutionState.DELIVERED;
+
+  /** The tools the suite calls that cross the gate under {@code contracts}. */
+  private static Set<String> gated(Contracts contracts) {
+    Set<String> gated = new HashSet<>(CALLED_TOOLS);
+    if (contracts == Contracts.ANNOTATED) {
+      gated.removeAll(READ_ONLY_TOOLS);
+    } else if (contracts == Contracts.ALL_READ_ONLY) {
+      gated.clear();
+    }
+    return gated;
+  }
 
   /** The direct run against a fresh server of {@code kind}, once per test class. */
   private Run direct(ServerKind kind) throws Exception {
@@ -363,6 +408,8 @@ class SidecarConformanceIT {
     vertx = Vertx.vertx(options.toBuilder().eventLoops(2).build().vertxOptions());
     store = MemoryExecutionStore.create();
     byte[] key = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    ToolClass configured =
+        contracts == Contracts.ALL_GATED ? ToolClass.IRREVERSIBLE : ToolClass.READ_ONLY;
     ContractRegistry registry =
         contracts == Contracts.ANNOTATED
             ? ContractRegistry.defaults()
@@ -373,8 +420,7 @@ class SidecarConformanceIT {
                         Collectors.toMap(
                             t -> t,
                             t ->
-                                ToolContract.of(
-                                    t, ToolClass.IRREVERSIBLE, ToolContract.Source.CONFIGURATION))),
+                                ToolContract.of(t, configured, ToolContract.Source.CONFIGURATION))),
                 ToolContract.defaultFor("default"));
     gate =
         Gate.create(
@@ -390,6 +436,13 @@ class SidecarConformanceIT {
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
     return "http://127.0.0.1:" + sidecar.port() + "/mcp";
+  }
+
+  private JsonNode probe(String url) throws Exception {
+    NodeProject.Child p = node.startWith(suite.node(), "reconnect-probe.mjs", url);
+    String line = p.awaitLine("RESULT ", Duration.ofSeconds(30));
+    log("reconnect probe at %s: %s", url, line);
+    return JSON.readTree(line.substring("RESULT ".length()));
   }
 
   /** The execution's state once it is {@code want}, or its state after 10 s of waiting. */

@@ -44,7 +44,8 @@ final class DispatchTap implements MessageTap {
     this.stream = s;
   }
 
-  boolean settled() {
+  @Override
+  public boolean settled() {
     return settled.get();
   }
 

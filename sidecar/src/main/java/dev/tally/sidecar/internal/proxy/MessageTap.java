@@ -21,6 +21,14 @@ interface MessageTap {
    */
   Future<Delivery> onMessage(byte[] message);
 
+  /**
+   * Whether the call this tap watches has its outcome recorded already (its answer, or a failure
+   * such as a timeout); taps that record nothing say {@code false}.
+   */
+  default boolean settled() {
+    return false;
+  }
+
   /** The upstream response ended normally. */
   default void onEnd() {}
 

@@ -1,15 +1,21 @@
 package dev.tally.sidecar.internal.proxy;
 
+import dev.tally.core.mcp.RpcResponseWatcher;
+import dev.tally.sidecar.internal.rpc.ModernHeaders;
 import dev.tally.sidecar.internal.sse.SseEvent;
 import dev.tally.sidecar.internal.sse.SseException;
 import dev.tally.sidecar.internal.sse.SseParser;
 import dev.tally.sidecar.internal.sse.SseWriter;
 import dev.tally.sidecar.internal.stream.Delivery;
 import dev.tally.sidecar.internal.stream.StreamBuffer;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -21,29 +27,58 @@ import java.util.ArrayDeque;
  * sidecar's id. The upstream is read to its end even when the client goes away (ARCHITECTURE.md
  * §7), unless the mode cancels on client close. A message the tap holds back pauses the upstream so
  * order is kept.
+ *
+ * <p>An upstream that closes a POST stream before its answer, after it gave event ids (SSE polling,
+ * 2025-11-25 transports, "Resumability and Redelivery"), is resumed by the sidecar itself: after
+ * the upstream's {@code retry} delay it sends GET + {@code Last-Event-ID} with the client's headers
+ * and relays what follows into the same buffer, so the client's stream simply continues. At most
+ * {@link #MAX_RESUMES} reconnections in a row that bring no new event id; a refused one ends the
+ * stream as an answerless end would.
  */
 final class SseRelay {
-  private final HttpClientRequest upReq;
-  private final HttpClientResponse upResp;
+  /** Reconnections in a row without a new upstream event id before the relay gives up. */
+  static final int MAX_RESUMES = 3;
+
+  /** Delay before a reconnection when the upstream sent no {@code retry} (the SDK client's). */
+  static final long DEFAULT_RETRY_MS = 1000;
+
+  private final Proxy proxy;
+  private final Context context = Vertx.currentContext();
+  private final HttpServerRequest clientReq;
   private final MessageTap tap;
   private final StreamBuffer buffer;
   private final ArrayDeque<SseEvent> queue = new ArrayDeque<>();
-  private final SseParser parser;
+  private final boolean resumable;
+  private HttpClientRequest upReq;
+  private HttpClientResponse upResp;
+  private SseParser parser;
   private boolean holding;
   private boolean upstreamEnded;
   private boolean finished;
+  private boolean cancelled;
+  private String upstreamId;
+  private long retryMs = -1;
+  private boolean answered;
+  private boolean reconnected;
+  private int resumes;
 
   private SseRelay(
       Proxy proxy,
+      HttpServerRequest clientReq,
       HttpClientRequest upReq,
       HttpClientResponse upResp,
       MessageTap tap,
       StreamBuffer b) {
+    this.proxy = proxy;
+    this.clientReq = clientReq;
     this.upReq = upReq;
     this.upResp = upResp;
     this.tap = tap;
     this.buffer = b;
     this.parser = SseParser.create(this::onEvent, proxy.options.maxResponseBytes());
+    this.resumable =
+        clientReq.method() == HttpMethod.POST
+            && !ModernHeaders.isModern(clientReq.getHeader("MCP-Protocol-Version"));
   }
 
   static StreamBuffer start(
@@ -63,7 +98,7 @@ final class SseRelay {
         clientReq.method() == HttpMethod.GET
             ? proxy.streams.openStandalone(session)
             : proxy.streams.open(session);
-    SseRelay relay = new SseRelay(proxy, upReq, upResp, mode.tap(), b);
+    SseRelay relay = new SseRelay(proxy, clientReq, upReq, upResp, mode.tap(), b);
     Relay.copyHead(upResp, resp, true);
     resp.setChunked(true);
     resp.headers().set("Cache-Control", "no-cache").set("X-Accel-Buffering", "no");
@@ -78,22 +113,37 @@ final class SseRelay {
         v -> {
           b.detach(sink);
           if (mode.cancelOnClientClose() && !b.ended()) {
-            upReq.reset();
+            relay.cancel();
           }
         });
     if (mode.tap() == null) {
       // Streams nobody captures are cancelled upstream when abandoned for too long.
-      b.onCancel(() -> upReq.reset());
+      b.onCancel(relay::cancel);
     }
-    upResp.handler(relay::feed);
-    upResp.exceptionHandler(
-        t -> relay.broken("upstream stream broke: " + t.getClass().getSimpleName()));
-    upResp.endHandler(v -> relay.upstreamEnd());
+    relay.read(upResp);
     return b;
+  }
+
+  private void read(HttpClientResponse resp) {
+    resp.handler(this::feed);
+    resp.exceptionHandler(t -> broken("upstream stream broke: " + t.getClass().getSimpleName()));
+    resp.endHandler(v -> upstreamEnd());
+  }
+
+  /** Stops reading the upstream: resets the request in flight, and reconnects no more. */
+  private void cancel() {
+    cancelled = true;
+    upReq.reset();
   }
 
   private void feed(Buffer chunk) {
     if (finished) {
+      return;
+    }
+    if (reconnected && tap != null && tap.settled() && !answered) {
+      // The call was settled meanwhile (upstream.timeout): stop polling for its answer.
+      upReq.reset();
+      broken("upstream answered no resumption in time");
       return;
     }
     try {
@@ -106,8 +156,22 @@ final class SseRelay {
   }
 
   private void onEvent(SseEvent e) {
+    if (e.retry() >= 0) {
+      retryMs = e.retry();
+    }
+    if (e.id() != null && !e.id().isEmpty() && !e.id().equals(upstreamId)) {
+      upstreamId = e.id();
+      resumes = 0;
+    }
     if (e.data().length == 0) {
       return;
+    }
+    if (resumable
+        && upstreamId != null
+        && !answered
+        && RpcResponseWatcher.outcomeOf(e.data(), null) != null) {
+      // Only an upstream that gives ids can be resumed; only then is it worth looking.
+      answered = true;
     }
     SseEvent clean = new SseEvent(null, e.type(), e.data(), e.retry());
     if (holding) {
@@ -135,7 +199,7 @@ final class SseRelay {
           }
           if (!holding) {
             if (upstreamEnded) {
-              finish(null);
+              endOrResume();
             } else {
               upResp.resume();
             }
@@ -147,8 +211,73 @@ final class SseRelay {
     parser.end();
     upstreamEnded = true;
     if (!holding) {
-      finish(null);
+      endOrResume();
     }
+  }
+
+  /** The upstream stream ended cleanly: resume it if it left the answer owed, else finish. */
+  private void endOrResume() {
+    if (!resumable
+        || upstreamId == null
+        || answered
+        || cancelled
+        || finished
+        || resumes >= MAX_RESUMES
+        || (tap != null && tap.settled())) {
+      finish(null);
+      return;
+    }
+    resumes++;
+    long delay = retryMs >= 0 ? retryMs : DEFAULT_RETRY_MS;
+    delay = Math.min(delay, proxy.options.upstreamTimeout().toMillis());
+    if (delay <= 0 || context == null) {
+      reconnect();
+    } else {
+      context.owner().setTimer(delay, t -> reconnect());
+    }
+  }
+
+  /** GET + Last-Event-ID upstream; on a 200 SSE answer the relay goes on reading from it. */
+  private void reconnect() {
+    if (cancelled || finished) {
+      finish(null);
+      return;
+    }
+    MultiMap headers = HttpHeaders.headers().setAll(clientReq.headers());
+    headers.remove(HttpHeaders.CONTENT_TYPE);
+    headers.set(HttpHeaders.ACCEPT, MediaTypes.SSE);
+    headers.set("Last-Event-ID", upstreamId);
+    proxy
+        .upstream
+        .open(
+            HttpMethod.GET, clientReq.query(), headers, proxy.options.upstreamTimeout().toMillis())
+        .compose(
+            req -> {
+              upReq = req;
+              return req.send();
+            })
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                endOrResume();
+                return;
+              }
+              HttpClientResponse resp = ar.result();
+              boolean sse =
+                  MediaTypes.SSE.equals(
+                      MediaTypes.essence(resp.getHeader(HttpHeaders.CONTENT_TYPE)));
+              if (resp.statusCode() != 200 || !sse || cancelled) {
+                // Refused (an unknown id, a session gone): nothing more will come.
+                resp.request().reset();
+                finish(null);
+                return;
+              }
+              upResp = resp;
+              upstreamEnded = false;
+              reconnected = true;
+              parser = SseParser.create(this::onEvent, proxy.options.maxResponseBytes());
+              read(resp);
+            });
   }
 
   private void broken(String reason) {

@@ -293,6 +293,11 @@ final class ToolCallFlow {
           }
 
           @Override
+          public boolean settled() {
+            return tap.settled();
+          }
+
+          @Override
           public void onEnd() {
             context.owner().cancelTimer(timer);
             tap.onEnd();
