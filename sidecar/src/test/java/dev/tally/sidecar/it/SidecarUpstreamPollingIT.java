@@ -1,0 +1,220 @@
+package dev.tally.sidecar.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionId;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.fingerprint.HmacKey;
+import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.GateOptions;
+import dev.tally.core.store.MemoryExecutionStore;
+import dev.tally.sidecar.Sidecar;
+import dev.tally.sidecar.SidecarOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An upstream that closes a call's POST stream after a priming event and before its answer (SSE
+ * polling, SEP-1699): the sidecar resumes it with GET + {@code Last-Event-ID} itself, and gives up
+ * as on an answerless end when the upstream refuses or brings nothing new.
+ */
+class SidecarUpstreamPollingIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What the scripted upstream does with a GET + Last-Event-ID. */
+  enum OnResume {
+    ANSWER,
+    REFUSE,
+    NOTHING_NEW
+  }
+
+  private final List<String> lastEventIds = new CopyOnWriteArrayList<>();
+  private final List<String> executionIds = new CopyOnWriteArrayList<>();
+  private volatile OnResume onResume;
+  private volatile JsonNode callId;
+  private Vertx vertx;
+  private MemoryExecutionStore store;
+  private Gate gate;
+  private Sidecar sidecar;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (sidecar != null) {
+      sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      gate.close();
+      store.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aCallWhoseStreamClosesBeforeItsAnswerIsAnsweredFromTheResumedStream() throws Exception {
+    String body = call(start(OnResume.ANSWER));
+
+    assertThat(body).contains("\"id\":7").contains("done after polling");
+    assertThat(body).doesNotContain("outcome is unknown");
+    assertThat(lastEventIds).containsExactly("s1_0");
+    assertThat(state()).hasValue(ExecutionState.DELIVERED);
+  }
+
+  @Test
+  void aRefusedResumptionEndsTheCallAsAnAnswerlessEndWould() throws Exception {
+    String body = call(start(OnResume.REFUSE));
+
+    assertThat(body).contains("\"id\":7").contains("outcome is unknown");
+    assertThat(lastEventIds).containsExactly("s1_0");
+    assertThat(state()).hasValue(ExecutionState.OUTCOME_UNKNOWN);
+  }
+
+  @Test
+  void resumptionsThatBringNothingNewStopAfterTheLimit() throws Exception {
+    String body = call(start(OnResume.NOTHING_NEW));
+
+    assertThat(body).contains("\"id\":7").contains("outcome is unknown");
+    assertThat(lastEventIds).hasSize(3).containsOnly("s1_0");
+    assertThat(state()).hasValue(ExecutionState.OUTCOME_UNKNOWN);
+  }
+
+  /** Starts the scripted upstream and a sidecar (real gate, memory store) in front of it. */
+  private String start(OnResume mode) throws Exception {
+    onResume = mode;
+    vertx = Vertx.vertx();
+    HttpServer upstream =
+        vertx
+            .createHttpServer()
+            .requestHandler(this::upstream)
+            .listen(0, "127.0.0.1")
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    SidecarOptions options =
+        SidecarOptions.builder(URI.create("http://127.0.0.1:" + upstream.actualPort() + "/mcp"))
+            .port(0)
+            .build();
+    store = MemoryExecutionStore.create();
+    gate =
+        Gate.create(
+            GateOptions.defaults("polling"),
+            store,
+            ContractRegistry.defaults(),
+            KeyRing.of(
+                HmacKey.of(
+                    "k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII))),
+            headers -> "actor-1",
+            Clock.systemUTC());
+    sidecar =
+        Sidecar.start(vertx, options, gate)
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    return "http://127.0.0.1:" + sidecar.port() + "/mcp";
+  }
+
+  private void upstream(HttpServerRequest req) {
+    if (req.method() == HttpMethod.POST) {
+      req.body()
+          .onSuccess(
+              b -> {
+                JsonNode call = readTree(b.toString(StandardCharsets.UTF_8));
+                callId = call.path("id");
+                executionIds.add(
+                    call.path("params").path("_meta").path("dev.tally/executionId").asText());
+                // A priming event with an id and a retry delay, then the stream closes mid-call.
+                sse(req).end("id: s1_0\nretry: 20\ndata: \n\n");
+              });
+      return;
+    }
+    lastEventIds.add(String.valueOf(req.getHeader("Last-Event-ID")));
+    switch (onResume) {
+      case ANSWER ->
+          sse(req)
+              .end(
+                  "id: s1_1\ndata: {\"jsonrpc\":\"2.0\",\"id\":"
+                      + callId
+                      + ",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"done after"
+                      + " polling\"}]}}\n\n");
+      case REFUSE ->
+          req.response()
+              .setStatusCode(404)
+              .putHeader("Content-Type", "application/json")
+              .end(
+                  "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"gone\"}}");
+      case NOTHING_NEW -> sse(req).end();
+    }
+  }
+
+  private static io.vertx.core.http.HttpServerResponse sse(HttpServerRequest req) {
+    return req.response()
+        .setChunked(true)
+        .putHeader("Content-Type", "text/event-stream")
+        .putHeader("Mcp-Session-Id", "s1");
+  }
+
+  /** A tools/call at 2025-11-25 on session s1; returns the whole SSE body the client got. */
+  private static String call(String url) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(url))
+                    .timeout(Duration.ofSeconds(20))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .header("MCP-Protocol-Version", "2025-11-25")
+                    .header("Mcp-Session-Id", "s1")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                                + "{\"name\":\"create_ticket\",\"arguments\":{\"title\":\"p\"}}}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    return r.body();
+  }
+
+  /** The state of the one execution the upstream saw, once it left {@code dispatched}. */
+  private Optional<ExecutionState> state() throws Exception {
+    assertThat(executionIds).hasSize(1);
+    ExecutionId id = ExecutionId.parse(executionIds.get(0));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    Optional<Execution> e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    while (e.isPresent()
+        && (e.get().state() == ExecutionState.DISPATCHED
+            || e.get().state() == ExecutionState.COMPLETED)
+        && System.nanoTime() < deadline) {
+      store
+          .awaitChange(id, e.get().version(), Duration.ofMillis(500))
+          .toCompletableFuture()
+          .get(5, TimeUnit.SECONDS);
+      e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+    return e.map(Execution::state);
+  }
+
+  private static JsonNode readTree(String s) {
+    try {
+      return JSON.readTree(s);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
