@@ -1,5 +1,6 @@
 package dev.tally.sidecar;
 
+import dev.tally.sidecar.internal.http.Hosts;
 import io.vertx.core.VertxOptions;
 import java.net.URI;
 import java.time.Duration;
@@ -23,6 +24,10 @@ import java.util.Objects;
  *     sidecar.allowedOrigins}, default none); {@code *} allows any
  * @param allowLoopbackOrigins whether {@code http(s)://localhost|127.0.0.1|[::1]} origins on any
  *     port are allowed ({@code sidecar.allowLoopbackOrigins}, default true)
+ * @param allowedHosts {@code Host} names allowed besides loopback ones ({@code
+ *     sidecar.allowedHosts}, default none); {@code *} allows any. On a listener bound to loopback
+ *     only loopback names and these pass; beyond loopback the check is off unless names are given
+ *     (DNS rebinding, {@link dev.tally.sidecar.internal.http.Hosts})
  * @param maxRequestBytes largest request body accepted, else 413 ({@code limits.maxRequestBytes},
  *     default {@value #DEFAULT_MAX_REQUEST_BYTES})
  * @param maxJsonDepth deepest JSON nesting accepted in bodies Tally parses ({@code
@@ -57,6 +62,7 @@ public record SidecarOptions(
     String path,
     List<String> allowedOrigins,
     boolean allowLoopbackOrigins,
+    List<String> allowedHosts,
     int maxRequestBytes,
     int maxJsonDepth,
     int maxResponseBytes,
@@ -108,6 +114,14 @@ public record SidecarOptions(
     }
     require(path.startsWith("/"), "sidecar.path", path, "a path starting with /");
     allowedOrigins = List.copyOf(allowedOrigins == null ? List.of() : allowedOrigins);
+    allowedHosts = List.copyOf(allowedHosts == null ? List.of() : allowedHosts);
+    for (String h : allowedHosts) {
+      require(
+          Hosts.isValidName(h),
+          "sidecar.allowedHosts",
+          h,
+          "host names like mcp.example.com (no scheme, path or port), or *");
+    }
     require(maxRequestBytes > 0, "limits.maxRequestBytes", maxRequestBytes, "a positive size");
     require(
         maxJsonDepth >= MIN_JSON_DEPTH,
@@ -146,6 +160,7 @@ public record SidecarOptions(
     b.path = path;
     b.allowedOrigins = allowedOrigins;
     b.allowLoopbackOrigins = allowLoopbackOrigins;
+    b.allowedHosts = allowedHosts;
     b.maxRequestBytes = maxRequestBytes;
     b.maxJsonDepth = maxJsonDepth;
     b.maxResponseBytes = maxResponseBytes;
@@ -200,6 +215,7 @@ public record SidecarOptions(
     private String path;
     private List<String> allowedOrigins = List.of();
     private boolean allowLoopbackOrigins = true;
+    private List<String> allowedHosts = List.of();
     private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
     private int maxJsonDepth = DEFAULT_MAX_JSON_DEPTH;
     private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
@@ -240,6 +256,11 @@ public record SidecarOptions(
 
     public Builder allowLoopbackOrigins(boolean v) {
       allowLoopbackOrigins = v;
+      return this;
+    }
+
+    public Builder allowedHosts(List<String> v) {
+      allowedHosts = v;
       return this;
     }
 
@@ -316,6 +337,7 @@ public record SidecarOptions(
           path,
           allowedOrigins,
           allowLoopbackOrigins,
+          allowedHosts,
           maxRequestBytes,
           maxJsonDepth,
           maxResponseBytes,

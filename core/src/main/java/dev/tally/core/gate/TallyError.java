@@ -20,6 +20,7 @@ public record TallyError(Code code, String message) {
     NOT_ACCEPTABLE(406, -32600, false),
     PAYLOAD_TOO_LARGE(413, -32600, false),
     FORBIDDEN_ORIGIN(403, -32600, false),
+    FORBIDDEN_HOST(403, -32600, false),
     UNKNOWN_EVENT_ID(404, -32600, false),
     STORE_UNAVAILABLE(503, -32603, true),
     UPSTREAM_UNAVAILABLE(502, -32603, true),

@@ -1,6 +1,7 @@
 package dev.tally.sidecar.admin;
 
 import dev.tally.sidecar.app.HostPort;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -9,12 +10,21 @@ import java.util.Objects;
  * @param listen where it listens (default {@link #DEFAULT_LISTEN})
  * @param token the bearer token required on {@code /v1/*}; required when {@code listen} is not
  *     loopback, optional otherwise ({@code null} = none)
+ * @param allowedHosts {@code Host} names accepted besides loopback ones ({@code
+ *     sidecar.allowedHosts}: the MCP port's list; see {@link
+ *     dev.tally.sidecar.internal.http.Hosts})
  */
-public record AdminOptions(HostPort listen, String token) {
+public record AdminOptions(HostPort listen, String token, List<String> allowedHosts) {
   public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 9090);
 
   public AdminOptions {
     Objects.requireNonNull(listen, "listen");
+    allowedHosts = List.copyOf(allowedHosts == null ? List.of() : allowedHosts);
+  }
+
+  /** Options without extra allowed hosts. */
+  public AdminOptions(HostPort listen, String token) {
+    this(listen, token, List.of());
   }
 
   @Override

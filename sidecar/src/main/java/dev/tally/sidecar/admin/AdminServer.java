@@ -12,6 +12,7 @@ import dev.tally.core.gate.Operator;
 import dev.tally.core.mcp.ActivityRecord;
 import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.sidecar.internal.http.Hosts;
 import dev.tally.sidecar.internal.http.Lingering;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -88,6 +89,7 @@ public final class AdminServer {
     private final Operator operator;
     private final Duration retention;
     private final Probe probe;
+    private final Hosts hosts;
 
     Routes(
         Vertx vertx,
@@ -102,10 +104,21 @@ public final class AdminServer {
       this.operator = operator;
       this.retention = retention;
       this.probe = probe;
+      this.hosts = Hosts.forListener(options.listen().host(), options.allowedHosts());
     }
 
     void handle(HttpServerRequest req) {
       String path = req.path();
+      if (!hosts.allows(req)) {
+        // DNS rebinding: a web page re-pointed at this loopback port must not read or resolve.
+        error(
+            req,
+            403,
+            "FORBIDDEN_HOST",
+            "the Host header is not allowed (a loopback listener accepts loopback names and"
+                + " sidecar.allowedHosts)");
+        return;
+      }
       try {
         switch (path) {
           case "/healthz" -> json(req, 200, status("alive"));

@@ -5,6 +5,7 @@ import dev.tally.core.config.ConfigSection;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.admin.AdminOptions;
+import dev.tally.sidecar.internal.http.Hosts;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +34,7 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "path",
           "allowedOrigins",
           "allowLoopbackOrigins",
+          "allowedHosts",
           "eventLoops",
           "nativeTransport",
           "drainTimeout",
@@ -112,6 +114,12 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
       if (loopback != null) {
         b.allowLoopbackOrigins(loopback);
       }
+      b.allowedHosts(
+          sc.strings(
+              "allowedHosts",
+              List.of(),
+              Hosts::isValidName,
+              "a host name like mcp.example.com (no scheme, path or port), or *"));
       b.maxRequestBytes(config.limits().maxRequestBytes());
       int depth = sc.integer("maxJsonDepth", config.limits().maxJsonDepth(), 1, 1000);
       if (depth < SidecarOptions.MIN_JSON_DEPTH) {
@@ -190,7 +198,9 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
       throw new dev.tally.core.config.ConfigException(
           "configuration", List.copyOf(new java.util.LinkedHashSet<>(problems)));
     }
-    return new SidecarSettings(b.build(), new AdminOptions(adminListen, token), drain);
+    SidecarOptions options = b.build();
+    return new SidecarSettings(
+        options, new AdminOptions(adminListen, token, options.allowedHosts()), drain);
   }
 
   /** Section {@code name} with environment overrides for the keys no flag set (flags win). */

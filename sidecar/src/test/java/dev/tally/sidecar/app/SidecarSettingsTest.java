@@ -74,6 +74,7 @@ class SidecarSettingsTest {
             "  path: /agents/mcp",
             "  allowedOrigins: [https://app.example.com]",
             "  allowLoopbackOrigins: false",
+            "  allowedHosts: [mcp.example.com, 10.0.0.7]",
             "  maxBatchSize: 8",
             "limits:",
             "  maxRequestBytes: 64KiB",
@@ -91,6 +92,7 @@ class SidecarSettingsTest {
     assertThat(o.path()).isEqualTo("/agents/mcp");
     assertThat(o.allowedOrigins()).containsExactly("https://app.example.com");
     assertThat(o.allowLoopbackOrigins()).isFalse();
+    assertThat(o.allowedHosts()).containsExactly("mcp.example.com", "10.0.0.7");
     assertThat(o.maxBatchSize()).isEqualTo(8);
     assertThat(o.maxRequestBytes()).isEqualTo(64 << 10);
     assertThat(o.streamMaxEvents()).isEqualTo(77);
@@ -108,6 +110,30 @@ class SidecarSettingsTest {
     assertThat(settings(yaml, env).drainTimeout()).isEqualTo(Duration.ofSeconds(5));
     ConfigOverrides flag = env.withFlag("sidecar.listen", "127.0.0.1:7002");
     assertThat(settings(yaml, flag).sidecar().port()).isEqualTo(7002);
+  }
+
+  @Test
+  void allowedHostsReachTheAdminPortAndBadNamesAreNamedByKey() {
+    String yaml =
+        "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  allowedHosts: [mcp.example.com]\n";
+    assertThat(settings(yaml, ConfigOverrides.none()).admin().allowedHosts())
+        .containsExactly("mcp.example.com");
+    ConfigOverrides env =
+        ConfigOverrides.ofEnv(Map.of("TALLY_SIDECAR_ALLOWED_HOSTS", "mcp.internal"));
+    assertThat(
+            settings("upstream:\n  url: http://127.0.0.1:3000/mcp\n", env).sidecar().allowedHosts())
+        .containsExactly("mcp.internal");
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  allowedHosts: [\"https://x.example\", \"x.example:8080\"]\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e ->
+                assertThat(String.join("\n", ((ConfigException) e).problems()))
+                    .contains("sidecar.allowedHosts")
+                    .contains("no scheme, path or port"));
   }
 
   @Test

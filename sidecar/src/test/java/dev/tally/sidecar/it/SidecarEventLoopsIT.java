@@ -92,7 +92,7 @@ class SidecarEventLoopsIT {
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
       out.write(
-          ("POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   + "Accept: application/json, text/event-stream\r\nConnection: close\r\n"
                   + "Content-Length: "
                   + body.length

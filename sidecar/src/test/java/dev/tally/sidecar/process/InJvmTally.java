@@ -24,7 +24,11 @@ final class InJvmTally implements AutoCloseable {
     this.mcp = URI.create("http://127.0.0.1:" + server.mcpPort() + "/mcp");
   }
 
-  /** Starts Tally in front of {@code upstreamUrl}; {@code extraYaml} adds top-level sections. */
+  /**
+   * Starts Tally in front of {@code upstreamUrl}; {@code extraYaml} adds top-level sections (a
+   * {@code sidecar:} or {@code admin:} section there replaces the default one, which listens on a
+   * free loopback port).
+   */
   static InJvmTally start(Path dir, String upstreamUrl, String extraYaml, Consumer<String> log)
       throws Exception {
     return start("journal:" + dir.resolve("journal"), upstreamUrl, extraYaml, log);
@@ -36,7 +40,7 @@ final class InJvmTally implements AutoCloseable {
     String yaml =
         "upstream:\n  url: "
             + upstreamUrl
-            + "\nsidecar:\n  listen: 127.0.0.1:0\n"
+            + (extraYaml.contains("sidecar:") ? "\n" : "\nsidecar:\n  listen: 127.0.0.1:0\n")
             + "store: "
             + store
             + "\n"

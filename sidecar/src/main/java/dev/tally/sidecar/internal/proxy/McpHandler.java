@@ -40,6 +40,15 @@ public final class McpHandler implements Handler<HttpServerRequest> {
       req.response().setStatusCode(404).end();
       return;
     }
+    if (!proxy.hosts.allows(req)) {
+      Replies.refuse(
+          req.response(),
+          null,
+          TallyError.Code.FORBIDDEN_HOST,
+          "the Host header is not allowed (a loopback listener accepts loopback names and"
+              + " sidecar.allowedHosts)");
+      return;
+    }
     if (!proxy.origins.allows(req.getHeader("Origin"))) {
       Replies.refuse(
           req.response(),

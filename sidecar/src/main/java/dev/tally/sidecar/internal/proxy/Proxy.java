@@ -2,6 +2,7 @@ package dev.tally.sidecar.internal.proxy;
 
 import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.sidecar.SidecarOptions;
+import dev.tally.sidecar.internal.http.Hosts;
 import dev.tally.sidecar.internal.rpc.JsonRpc;
 import dev.tally.sidecar.internal.rpc.RequestScanner;
 import dev.tally.sidecar.internal.stream.StreamLimits;
@@ -32,6 +33,7 @@ public final class Proxy {
   final StreamRegistry streams;
   final Upstream upstream;
   final Origins origins;
+  final Hosts hosts;
   final String target;
   private final Shared shared;
 
@@ -58,6 +60,7 @@ public final class Proxy {
     this.streams = base.streams;
     this.upstream = upstream;
     this.origins = base.origins;
+    this.hosts = base.hosts;
     this.target = base.target;
     this.shared = base.shared;
   }
@@ -79,6 +82,7 @@ public final class Proxy {
             clock);
     this.upstream = upstream;
     this.origins = Origins.of(options.allowedOrigins(), options.allowLoopbackOrigins());
+    this.hosts = Hosts.forListener(options.host(), options.allowedHosts());
     this.target = options.upstream().toString();
   }
 
