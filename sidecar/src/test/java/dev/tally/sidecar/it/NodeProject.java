@@ -70,6 +70,41 @@ final class NodeProject implements AutoCloseable {
     return version(node.get()).map(v -> new Runtime(node.get(), npm.get(), v));
   }
 
+  /**
+   * The Node.js runtime a test needs, or the reason it must be skipped: without Node.js 18+ and npm
+   * the test is skipped, saying so on stderr, unless the {@code CI} environment variable is set,
+   * where it fails (CI must run the tests that need Node).
+   *
+   * @param test the test's name, for the messages
+   * @param purpose what CI must run, e.g. "the conformance suite"
+   * @return the runtime, or empty after the skip message was printed
+   * @throws AssertionError when Node is missing and {@code CI} is set
+   */
+  static Availability require(String test, String purpose) {
+    Optional<Runtime> rt = findRuntime();
+    String problem =
+        rt.isEmpty()
+            ? "node and npm were not found on PATH"
+            : rt.get().major() < 18 ? "Node.js " + rt.get().version() + " is older than 18" : null;
+    if (problem == null) {
+      return new Availability(rt.get(), null);
+    }
+    String ci = System.getenv("CI");
+    if (ci != null && !ci.isBlank() && !ci.equalsIgnoreCase("false")) {
+      throw new AssertionError(problem + ", and CI is set: " + purpose + " must run in CI");
+    }
+    String skipped =
+        test
+            + " skipped: "
+            + problem
+            + " (install Node.js >= 18 and npm to run it; with CI set this is a failure)";
+    System.err.println(skipped);
+    return new Availability(null, skipped);
+  }
+
+  /** A runtime, or why there is none ({@link #require}). */
+  record Availability(Runtime runtime, String skipped) {}
+
   private static Optional<Path> onPath(String name) {
     String path = System.getenv("PATH");
     if (path == null) {

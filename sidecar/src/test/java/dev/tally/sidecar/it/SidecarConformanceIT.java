@@ -1,7 +1,6 @@
 package dev.tally.sidecar.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -203,24 +202,13 @@ class SidecarConformanceIT {
 
   @BeforeAll
   static void findNode() {
-    Optional<NodeProject.Runtime> rt = NodeProject.findRuntime();
-    String problem =
-        rt.isEmpty()
-            ? "node and npm were not found on PATH"
-            : rt.get().major() < 18 ? "Node.js " + rt.get().version() + " is older than 18" : null;
-    if (problem != null) {
-      String ci = System.getenv("CI");
-      if (ci != null && !ci.isBlank() && !ci.equalsIgnoreCase("false")) {
-        fail(problem + ", and CI is set: the conformance suite must run in CI");
-      }
-      skipped =
-          "SidecarConformanceIT skipped: "
-              + problem
-              + " (install Node.js >= 18 and npm to run it; with CI set this is a failure)";
-      System.err.println(skipped);
+    NodeProject.Availability node =
+        NodeProject.require("SidecarConformanceIT", "the conformance suite");
+    skipped = node.skipped();
+    if (skipped != null) {
       return;
     }
-    runtime = rt.get();
+    runtime = node.runtime();
     base = Path.of(System.getProperty("user.dir"));
   }
 

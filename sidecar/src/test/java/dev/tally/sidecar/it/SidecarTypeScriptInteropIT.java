@@ -1,7 +1,6 @@
 package dev.tally.sidecar.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -70,24 +69,13 @@ class SidecarTypeScriptInteropIT {
 
   @BeforeAll
   static void findNode() {
-    Optional<NodeProject.Runtime> rt = NodeProject.findRuntime();
-    String problem =
-        rt.isEmpty()
-            ? "node and npm were not found on PATH"
-            : rt.get().major() < 18 ? "Node.js " + rt.get().version() + " is older than 18" : null;
-    if (problem != null) {
-      String ci = System.getenv("CI");
-      if (ci != null && !ci.isBlank() && !ci.equalsIgnoreCase("false")) {
-        fail(problem + ", and CI is set: the TypeScript SDK interop test must run in CI");
-      }
-      skipped =
-          "SidecarTypeScriptInteropIT skipped: "
-              + problem
-              + " (install Node.js >= 18 to run it; with CI set this is a failure)";
-      System.err.println(skipped);
+    NodeProject.Availability node =
+        NodeProject.require("SidecarTypeScriptInteropIT", "the TypeScript SDK interop test");
+    skipped = node.skipped();
+    if (skipped != null) {
       return;
     }
-    runtime = rt.get();
+    runtime = node.runtime();
     Path base = Path.of(System.getProperty("user.dir"));
     sourceDir = base.resolve("src/test/node");
     workDir = base.resolve("target/ts-interop");
