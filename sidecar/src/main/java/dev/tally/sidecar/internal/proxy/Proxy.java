@@ -34,6 +34,7 @@ public final class Proxy {
   final Upstream upstream;
   final Origins origins;
   final Hosts hosts;
+  final InstantSource clock;
   final String target;
   private final Shared shared;
 
@@ -61,6 +62,7 @@ public final class Proxy {
     this.upstream = upstream;
     this.origins = base.origins;
     this.hosts = base.hosts;
+    this.clock = base.clock;
     this.target = base.target;
     this.shared = base.shared;
   }
@@ -83,6 +85,7 @@ public final class Proxy {
     this.upstream = upstream;
     this.origins = Origins.of(options.allowedOrigins(), options.allowLoopbackOrigins());
     this.hosts = Hosts.forListener(options.host(), options.allowedHosts());
+    this.clock = clock;
     this.target = options.upstream().toString();
   }
 

@@ -19,6 +19,8 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 
 /**
@@ -34,10 +36,25 @@ import java.util.ArrayDeque;
  * and relays what follows into the same buffer, so the client's stream simply continues. At most
  * {@link #MAX_RESUMES} reconnections in a row that bring no new event id; a refused one ends the
  * stream as an answerless end would.
+ *
+ * <p>The session's standalone GET stream is reopened the same way when the upstream ends it (a
+ * polling server, a restarted one): with {@code Last-Event-ID} when the upstream gave ids, as a
+ * plain GET otherwise, at most {@link #MAX_RESUMES} times in a row without an event. Without this
+ * the client's stream would end, and a client resuming it from the sidecar's ids would get an ended
+ * stream back each time and never a live one.
  */
 final class SseRelay {
-  /** Reconnections in a row without a new upstream event id before the relay gives up. */
+  /**
+   * Reconnections in a row without a new upstream event id (the standalone stream: without an
+   * event) before the relay gives up.
+   */
   static final int MAX_RESUMES = 3;
+
+  /**
+   * A reopened standalone stream that stayed open this long was alive: its end starts a new count
+   * towards {@link #MAX_RESUMES} (an upstream that closes idle streams periodically is followed).
+   */
+  static final Duration STAYED_OPEN = Duration.ofSeconds(10);
 
   /** Delay before a reconnection when the upstream sent no {@code retry} (the SDK client's). */
   static final long DEFAULT_RETRY_MS = 1000;
@@ -49,6 +66,7 @@ final class SseRelay {
   private final StreamBuffer buffer;
   private final ArrayDeque<SseEvent> queue = new ArrayDeque<>();
   private final boolean resumable;
+  private final boolean standalone;
   private HttpClientRequest upReq;
   private HttpClientResponse upResp;
   private SseParser parser;
@@ -61,6 +79,7 @@ final class SseRelay {
   private boolean answered;
   private boolean reconnected;
   private int resumes;
+  private Instant openedAt;
 
   private SseRelay(
       Proxy proxy,
@@ -76,9 +95,9 @@ final class SseRelay {
     this.tap = tap;
     this.buffer = b;
     this.parser = SseParser.create(this::onEvent, proxy.options.maxResponseBytes());
-    this.resumable =
-        clientReq.method() == HttpMethod.POST
-            && !ModernHeaders.isModern(clientReq.getHeader("MCP-Protocol-Version"));
+    boolean legacy = !ModernHeaders.isModern(clientReq.getHeader("MCP-Protocol-Version"));
+    this.standalone = legacy && clientReq.method() == HttpMethod.GET;
+    this.resumable = standalone || (legacy && clientReq.method() == HttpMethod.POST);
   }
 
   static StreamBuffer start(
@@ -166,7 +185,11 @@ final class SseRelay {
     if (e.data().length == 0) {
       return;
     }
+    if (standalone) {
+      resumes = 0; // a reopened standalone stream that brings events is alive
+    }
     if (resumable
+        && !standalone
         && upstreamId != null
         && !answered
         && RpcResponseWatcher.outcomeOf(e.data(), null) != null) {
@@ -215,11 +238,18 @@ final class SseRelay {
     }
   }
 
-  /** The upstream stream ended cleanly: resume it if it left the answer owed, else finish. */
+  /**
+   * The upstream stream ended cleanly: resume it if it left the answer owed (or it is the
+   * standalone stream), else finish.
+   */
   private void endOrResume() {
+    if (standalone
+        && openedAt != null
+        && !proxy.clock.instant().isBefore(openedAt.plus(STAYED_OPEN))) {
+      resumes = 0;
+    }
     if (!resumable
-        || upstreamId == null
-        || answered
+        || (!standalone && (upstreamId == null || answered))
         || cancelled
         || finished
         || resumes >= MAX_RESUMES
@@ -237,7 +267,10 @@ final class SseRelay {
     }
   }
 
-  /** GET + Last-Event-ID upstream; on a 200 SSE answer the relay goes on reading from it. */
+  /**
+   * GET upstream, with {@code Last-Event-ID} once the upstream gave an id; on a 200 SSE answer the
+   * relay goes on reading from it.
+   */
   private void reconnect() {
     if (cancelled || finished) {
       finish(null);
@@ -246,7 +279,11 @@ final class SseRelay {
     MultiMap headers = HttpHeaders.headers().setAll(clientReq.headers());
     headers.remove(HttpHeaders.CONTENT_TYPE);
     headers.set(HttpHeaders.ACCEPT, MediaTypes.SSE);
-    headers.set("Last-Event-ID", upstreamId);
+    if (upstreamId != null) {
+      headers.set("Last-Event-ID", upstreamId);
+    } else {
+      headers.remove("Last-Event-ID");
+    }
     proxy
         .upstream
         .open(
@@ -273,6 +310,7 @@ final class SseRelay {
                 return;
               }
               upResp = resp;
+              openedAt = proxy.clock.instant();
               upstreamEnded = false;
               reconnected = true;
               parser = SseParser.create(this::onEvent, proxy.options.maxResponseBytes());
