@@ -14,6 +14,7 @@ import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.sidecar.internal.http.Hosts;
 import dev.tally.sidecar.internal.http.Lingering;
+import dev.tally.sidecar.internal.http.Origins;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -25,6 +26,7 @@ import io.vertx.core.http.HttpServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -90,6 +92,7 @@ public final class AdminServer {
     private final Duration retention;
     private final Probe probe;
     private final Hosts hosts;
+    private final Origins origins = Origins.of(List.of(), true);
 
     Routes(
         Vertx vertx,
@@ -117,6 +120,15 @@ public final class AdminServer {
             "FORBIDDEN_HOST",
             "the Host header is not allowed (a loopback listener accepts loopback names and"
                 + " sidecar.allowedHosts)");
+        return;
+      }
+      if (!origins.allows(req.getHeader("Origin"))) {
+        // Cross-site requests: a page elsewhere must not cancel or confirm executions.
+        error(
+            req,
+            403,
+            "FORBIDDEN_ORIGIN",
+            "the Origin header is not allowed (the admin API accepts no cross-site requests)");
         return;
       }
       try {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * whose name was re-pointed at 127.0.0.1 reaches the loopback ports with its own name in {@code
  * Host} and, on a GET or a same-origin request, no foreign {@code Origin}. The sidecar rewrites
  * {@code Host} for the upstream, so the upstream's own check cannot see it: the sidecar must refuse
- * such requests itself, on the MCP port and on the admin port, before anything is dispatched.
+ * such requests itself, on the MCP port and on the admin port, before anything is dispatched. The
+ * admin port also refuses cross-site requests (a foreign {@code Origin}), which need no rebinding.
  */
 class HostCheckIT {
   @RegisterExtension
@@ -83,6 +84,42 @@ class HostCheckIT {
             "sidecar:\n  listen: 127.0.0.1:0\n  allowedHosts: ['*']\n",
             log::add);
     assertThat(post(tally.mcp, "anything.example.com", "star-" + UUID.randomUUID()).status)
+        .isEqualTo(200);
+  }
+
+  @Test
+  void theAdminPortRefusesCrossSiteRequests() throws Exception {
+    tally = InJvmTally.start("memory", upstream.url(), "", log::add);
+    String id = "act_01JWNNSVG0QQ2XZ6M681GB464W";
+    URI cancel = tally.admin("/v1/executions/" + id + "/cancel");
+    // A page on another site posting to the loopback admin port (a "simple" cross-site POST).
+    Answer crossSite =
+        exchange(
+            cancel,
+            "POST "
+                + cancel.getRawPath()
+                + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                + cancel.getPort()
+                + "\r\nOrigin: https://evil.example\r\nContent-Length: 0\r\nConnection: close"
+                + "\r\n\r\n");
+    assertThat(crossSite.status).isEqualTo(403);
+    assertThat(crossSite.body).contains("FORBIDDEN_ORIGIN");
+
+    // Operators' tools send no Origin; a local page may.
+    Answer operator =
+        exchange(
+            cancel,
+            "POST "
+                + cancel.getRawPath()
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    assertThat(operator.status).isEqualTo(404); // routed: no such execution
+    URI health = tally.admin("/healthz");
+    assertThat(
+            exchange(
+                    health,
+                    "GET /healthz HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000"
+                        + "\r\nConnection: close\r\n\r\n")
+                .status)
         .isEqualTo(200);
   }
 

@@ -3,6 +3,7 @@ package dev.tally.sidecar.internal.proxy;
 import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.internal.http.Hosts;
+import dev.tally.sidecar.internal.http.Origins;
 import dev.tally.sidecar.internal.rpc.JsonRpc;
 import dev.tally.sidecar.internal.rpc.RequestScanner;
 import dev.tally.sidecar.internal.stream.StreamLimits;

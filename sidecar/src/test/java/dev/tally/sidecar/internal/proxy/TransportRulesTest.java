@@ -2,6 +2,7 @@ package dev.tally.sidecar.internal.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.sidecar.internal.http.Origins;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.tally.sidecar.internal.proxy;
+package dev.tally.sidecar.internal.http;
 
 import java.net.URI;
 import java.util.List;
@@ -9,7 +9,7 @@ import java.util.Set;
  * The {@code Origin} check against DNS rebinding (MCP transports, "Security Warning"): an absent
  * header passes; a present one must be configured, or a loopback origin when those are allowed.
  */
-final class Origins {
+public final class Origins {
   private static final Set<String> LOOPBACK = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
   private final Set<String> allowed;
   private final boolean any;
@@ -22,11 +22,11 @@ final class Origins {
     this.loopback = loopback;
   }
 
-  static Origins of(List<String> allowed, boolean loopback) {
+  public static Origins of(List<String> allowed, boolean loopback) {
     return new Origins(allowed, loopback);
   }
 
-  boolean allows(String origin) {
+  public boolean allows(String origin) {
     if (origin == null || any) {
       return true;
     }
