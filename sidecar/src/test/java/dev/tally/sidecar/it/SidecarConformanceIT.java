@@ -7,15 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.contract.ToolClass;
 import dev.tally.core.contract.ToolContract;
-import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
-import dev.tally.core.fingerprint.HmacKey;
-import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
-import dev.tally.core.gate.GateOptions;
-import dev.tally.core.store.MemoryExecutionStore;
-import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.it.ConformanceComparison.Pair;
 import dev.tally.sidecar.it.ConformanceSuite.Check;
@@ -25,10 +19,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -194,9 +186,7 @@ class SidecarConformanceIT {
   private NodeProject node;
   private ConformanceSuite suite;
   private Vertx vertx;
-  private MemoryExecutionStore store;
-  private Gate gate;
-  private Sidecar sidecar;
+  private GatedSidecar gated;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -234,12 +224,8 @@ class SidecarConformanceIT {
         node.close();
       }
     } finally {
-      if (sidecar != null) {
-        sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      }
-      if (gate != null) {
-        gate.close();
-        store.close();
+      if (gated != null) {
+        gated.close();
       }
       if (vertx != null) {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -394,8 +380,6 @@ class SidecarConformanceIT {
   private String startSidecar(String upstream, Contracts contracts) throws Exception {
     SidecarOptions options = SidecarOptions.builder(URI.create(upstream)).port(0).build();
     vertx = Vertx.vertx(options.toBuilder().eventLoops(2).build().vertxOptions());
-    store = MemoryExecutionStore.create();
-    byte[] key = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     ToolClass configured =
         contracts == Contracts.ALL_GATED ? ToolClass.IRREVERSIBLE : ToolClass.READ_ONLY;
     ContractRegistry registry =
@@ -410,20 +394,8 @@ class SidecarConformanceIT {
                             t ->
                                 ToolContract.of(t, configured, ToolContract.Source.CONFIGURATION))),
                 ToolContract.defaultFor("default"));
-    gate =
-        Gate.create(
-            GateOptions.defaults("conformance"),
-            store,
-            registry,
-            KeyRing.of(HmacKey.of("k1", key)),
-            headers -> "actor-1",
-            Clock.systemUTC());
-    sidecar =
-        Sidecar.start(vertx, options, gate)
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    return "http://127.0.0.1:" + sidecar.port() + "/mcp";
+    gated = GatedSidecar.start(vertx, options, registry, "conformance");
+    return gated.url();
   }
 
   private JsonNode probe(String url) throws Exception {
@@ -435,17 +407,7 @@ class SidecarConformanceIT {
 
   /** The execution's state once it is {@code want}, or its state after 10 s of waiting. */
   private Optional<ExecutionState> state(String executionId, ExecutionState want) throws Exception {
-    ExecutionId id = ExecutionId.parse(executionId);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    Optional<Execution> e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    while (e.isPresent() && e.get().state() != want && System.nanoTime() < deadline) {
-      store
-          .awaitChange(id, e.get().version(), Duration.ofMillis(500))
-          .toCompletableFuture()
-          .get(5, TimeUnit.SECONDS);
-      e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    }
-    return e.map(Execution::state);
+    return gated.awaitState(ExecutionId.parse(executionId), s -> s == want, Duration.ofSeconds(10));
   }
 
   private JsonNode books(String upstream) throws Exception {

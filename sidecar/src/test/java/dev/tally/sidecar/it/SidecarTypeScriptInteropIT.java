@@ -5,29 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.contract.ContractRegistry;
-import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
-import dev.tally.core.fingerprint.HmacKey;
-import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
-import dev.tally.core.gate.GateOptions;
-import dev.tally.core.store.MemoryExecutionStore;
-import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -61,9 +52,7 @@ class SidecarTypeScriptInteropIT {
 
   private NodeProject node;
   private Vertx vertx;
-  private MemoryExecutionStore store;
-  private Gate gate;
-  private Sidecar sidecar;
+  private GatedSidecar gated;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -101,12 +90,8 @@ class SidecarTypeScriptInteropIT {
         node.close();
       }
     } finally {
-      if (sidecar != null) {
-        sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      }
-      if (gate != null) {
-        gate.close();
-        store.close();
+      if (gated != null) {
+        gated.close();
       }
       if (vertx != null) {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -220,37 +205,17 @@ class SidecarTypeScriptInteropIT {
   private String startSidecar(String upstream) throws Exception {
     SidecarOptions options = SidecarOptions.builder(URI.create(upstream)).port(0).build();
     vertx = Vertx.vertx(options.toBuilder().eventLoops(2).build().vertxOptions());
-    store = MemoryExecutionStore.create();
-    byte[] key = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-    gate =
-        Gate.create(
-            GateOptions.defaults("ts-interop"),
-            store,
-            ContractRegistry.defaults(),
-            KeyRing.of(HmacKey.of("k1", key)),
-            headers -> "actor-1",
-            Clock.systemUTC());
-    sidecar =
-        Sidecar.start(vertx, options, gate)
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    return "http://127.0.0.1:" + sidecar.port() + "/mcp";
+    gated = GatedSidecar.start(vertx, options, ContractRegistry.defaults(), "ts-interop");
+    return gated.url();
   }
 
   /** Waits (bounded, on store changes) until the execution is in {@code state}. */
   private void awaitState(String executionId, ExecutionState state) throws Exception {
-    ExecutionId id = ExecutionId.parse(executionId);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    Optional<Execution> e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    while (e.isPresent() && e.get().state() != state && System.nanoTime() < deadline) {
-      store
-          .awaitChange(id, e.get().version(), Duration.ofMillis(500))
-          .toCompletableFuture()
-          .get(5, TimeUnit.SECONDS);
-      e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    }
-    assertThat(e.map(Execution::state)).as("execution %s", executionId).hasValue(state);
+    assertThat(
+            gated.awaitState(
+                ExecutionId.parse(executionId), s -> s == state, Duration.ofSeconds(10)))
+        .as("execution %s", executionId)
+        .hasValue(state);
   }
 
   private static String controlBase(String upstream) {

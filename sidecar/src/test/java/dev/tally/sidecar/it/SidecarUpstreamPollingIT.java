@@ -5,15 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.contract.ContractRegistry;
-import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
-import dev.tally.core.fingerprint.HmacKey;
-import dev.tally.core.fingerprint.KeyRing;
-import dev.tally.core.gate.Gate;
-import dev.tally.core.gate.GateOptions;
-import dev.tally.core.store.MemoryExecutionStore;
-import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
@@ -24,7 +17,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -53,16 +45,12 @@ class SidecarUpstreamPollingIT {
   private volatile OnResume onResume;
   private volatile JsonNode callId;
   private Vertx vertx;
-  private MemoryExecutionStore store;
-  private Gate gate;
-  private Sidecar sidecar;
+  private GatedSidecar gated;
 
   @AfterEach
   void stop() throws Exception {
-    if (sidecar != null) {
-      sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      gate.close();
-      store.close();
+    if (gated != null) {
+      gated.close();
     }
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
@@ -111,23 +99,8 @@ class SidecarUpstreamPollingIT {
         SidecarOptions.builder(URI.create("http://127.0.0.1:" + upstream.actualPort() + "/mcp"))
             .port(0)
             .build();
-    store = MemoryExecutionStore.create();
-    gate =
-        Gate.create(
-            GateOptions.defaults("polling"),
-            store,
-            ContractRegistry.defaults(),
-            KeyRing.of(
-                HmacKey.of(
-                    "k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII))),
-            headers -> "actor-1",
-            Clock.systemUTC());
-    sidecar =
-        Sidecar.start(vertx, options, gate)
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    return "http://127.0.0.1:" + sidecar.port() + "/mcp";
+    gated = GatedSidecar.start(vertx, options, ContractRegistry.defaults(), "polling");
+    return gated.url();
   }
 
   private void upstream(HttpServerRequest req) {
@@ -195,19 +168,10 @@ class SidecarUpstreamPollingIT {
   private Optional<ExecutionState> state() throws Exception {
     assertThat(executionIds).hasSize(1);
     ExecutionId id = ExecutionId.parse(executionIds.get(0));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    Optional<Execution> e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    while (e.isPresent()
-        && (e.get().state() == ExecutionState.DISPATCHED
-            || e.get().state() == ExecutionState.COMPLETED)
-        && System.nanoTime() < deadline) {
-      store
-          .awaitChange(id, e.get().version(), Duration.ofMillis(500))
-          .toCompletableFuture()
-          .get(5, TimeUnit.SECONDS);
-      e = store.find(id).toCompletableFuture().get(5, TimeUnit.SECONDS);
-    }
-    return e.map(Execution::state);
+    return gated.awaitState(
+        id,
+        st -> st != ExecutionState.DISPATCHED && st != ExecutionState.COMPLETED,
+        Duration.ofSeconds(10));
   }
 
   private static JsonNode readTree(String s) {
