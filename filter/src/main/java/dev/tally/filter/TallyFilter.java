@@ -51,14 +51,17 @@ public final class TallyFilter implements Filter {
   public static final String CONFIG_PARAM = "tally.config";
 
   private volatile FilterEngine engine;
+  private volatile ExecutionStore store;
   private AutoCloseable owned;
   private AuditTrail audit = AuditTrail.none();
 
   /** A filter that configures itself from its init-params in {@link #init(FilterConfig)}. */
   public TallyFilter() {}
 
-  private TallyFilter(FilterEngine engine, AutoCloseable owned, AuditTrail audit) {
+  private TallyFilter(
+      FilterEngine engine, ExecutionStore store, AutoCloseable owned, AuditTrail audit) {
     this.engine = engine;
+    this.store = store;
     this.owned = owned;
     this.audit = audit;
   }
@@ -76,6 +79,7 @@ public final class TallyFilter implements Filter {
     try {
       TallyFilter built = builder().config(load(config)).build();
       this.engine = built.engine;
+      this.store = built.store;
       this.owned = built.owned;
       this.audit = built.audit;
     } catch (RuntimeException e) {
@@ -116,6 +120,26 @@ public final class TallyFilter implements Filter {
     } else {
       chain.doFilter(request, response);
     }
+  }
+
+  /**
+   * Why this filter cannot take side-effecting calls now, or null when it can: wire it into the
+   * application's readiness check (the sidecar's {@code /readyz} asks the same). While it is not
+   * null, gated calls are refused with {@code STORE_UNAVAILABLE} and nothing is dispatched.
+   *
+   * @return {@code "not initialized"}, {@code "store not writable"} (closed, full, or failed),
+   *     {@code "audit journal cannot write (…)"}, or null
+   */
+  public String notReadyReason() {
+    ExecutionStore s = store;
+    if (engine == null || s == null) {
+      return "not initialized";
+    }
+    if (!s.isWritable()) {
+      return "store not writable";
+    }
+    String audited = audit.problem();
+    return audited == null ? null : "audit journal cannot write (" + audited + ")";
   }
 
   /** The gate this filter asks (for tests and operators). */
@@ -240,7 +264,8 @@ public final class TallyFilter implements Filter {
           gateOptions != null ? gateOptions : config.gateOptions("filter-" + UUID.randomUUID());
       Gate gate =
           Gate.create(o, s, c, k, a, Jcs.create(config.limits().canonical()), clock, audit.sink());
-      return new TallyFilter(new FilterEngine(gate, fs, ToolParamHeaders.create()), owned, audit);
+      return new TallyFilter(
+          new FilterEngine(gate, fs, ToolParamHeaders.create()), s, owned, audit);
     }
 
     private KeyRing loadKeys() {
