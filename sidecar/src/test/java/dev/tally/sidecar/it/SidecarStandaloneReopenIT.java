@@ -46,6 +46,9 @@ class SidecarStandaloneReopenIT {
     LONG_LIVED
   }
 
+  /** The sidecar's upstream.timeout here: a reopened standalone stream must outlive it idle. */
+  private static final long UPSTREAM_TIMEOUT_MS = 300;
+
   /** Reopenings the LONG_LIVED upstream answers before it refuses. */
   private static final int LONG_LIVED_REOPENS = 6;
 
@@ -67,11 +70,12 @@ class SidecarStandaloneReopenIT {
 
   @Test
   void anEndedStandaloneStreamIsReopenedFromTheUpstreamsLastId() throws Exception {
-    List<String> events = readUntil(start(OnReopen.NOTIFY, true), 2);
+    List<String> events = readUntil(start(OnReopen.NOTIFY, true), 3);
 
-    assertThat(events).hasSize(2);
+    assertThat(events).hasSize(3);
     assertThat(events.get(0)).contains("\"n\":1");
     assertThat(events.get(1)).contains("\"n\":2");
+    assertThat(events.get(2)).as("still open after a quiet spell").contains("\"n\":3");
     assertThat(gets).containsExactly("none", "g_1");
   }
 
@@ -122,6 +126,7 @@ class SidecarStandaloneReopenIT {
     SidecarOptions options =
         SidecarOptions.builder(URI.create("http://127.0.0.1:" + upstream.actualPort() + "/mcp"))
             .port(0)
+            .upstreamTimeout(Duration.ofMillis(UPSTREAM_TIMEOUT_MS))
             .build();
     sidecar =
         Sidecar.start(vertx, options, new FakeGate(), now::get)
@@ -140,7 +145,12 @@ class SidecarStandaloneReopenIT {
       return;
     }
     switch (onReopen) {
-      case NOTIFY -> sse(req).write((ids ? "id: g_2\n" : "") + notification(2)); // stays open
+      case NOTIFY -> {
+        // Stays open, and quiet for longer than upstream.timeout before the next notification.
+        HttpServerResponse resp = sse(req);
+        resp.write((ids ? "id: g_2\n" : "") + notification(2));
+        vertx.setTimer(3 * UPSTREAM_TIMEOUT_MS, t -> resp.write(notification(3)));
+      }
       case REFUSE ->
           req.response()
               .setStatusCode(404)

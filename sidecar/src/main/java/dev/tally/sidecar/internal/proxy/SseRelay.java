@@ -284,10 +284,12 @@ final class SseRelay {
     } else {
       headers.remove("Last-Event-ID");
     }
+    // A standalone stream may stay quiet for long, as the one it replaces could (no idle limit);
+    // a call's stream is bounded by the upstream timeout like the POST it continues.
+    long idleMs = standalone ? 0 : proxy.options.upstreamTimeout().toMillis();
     proxy
         .upstream
-        .open(
-            HttpMethod.GET, clientReq.query(), headers, proxy.options.upstreamTimeout().toMillis())
+        .open(HttpMethod.GET, clientReq.query(), headers, idleMs)
         .compose(
             req -> {
               upReq = req;
