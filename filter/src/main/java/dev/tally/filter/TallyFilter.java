@@ -78,10 +78,11 @@ public final class TallyFilter implements Filter {
     }
     try {
       TallyFilter built = builder().config(load(config)).build();
-      this.engine = built.engine;
-      this.store = built.store;
+      // Plain fields first: the volatile writes after them publish them to other threads.
       this.owned = built.owned;
       this.audit = built.audit;
+      this.store = built.store;
+      this.engine = built.engine;
     } catch (RuntimeException e) {
       throw new ServletException("tally filter: " + e.getMessage(), e);
     }

@@ -17,12 +17,7 @@ class TallyFilterReadinessTest {
   @Test
   void aFilterIsReadyWhileItsStoreCanRecordCalls() {
     MemoryExecutionStore store = MemoryExecutionStore.create();
-    TallyFilter filter =
-        TallyFilter.builder()
-            .settings(FilterSettings.defaults())
-            .store(store)
-            .keys(SdkApp.keys())
-            .build();
+    TallyFilter filter = over(store);
     try {
       assertThat(filter.notReadyReason()).isNull();
       store.close();
@@ -37,17 +32,20 @@ class TallyFilterReadinessTest {
     // A bound no record fits under: the store refuses new claims, so the filter would too.
     MemoryExecutionStore store =
         MemoryExecutionStore.create(MemoryStoreOptions.defaults().withMaxWeightBytes(1));
-    TallyFilter filter =
-        TallyFilter.builder()
-            .settings(FilterSettings.defaults())
-            .store(store)
-            .keys(SdkApp.keys())
-            .build();
+    TallyFilter filter = over(store);
     try {
       assertThat(store.isWritable()).isFalse();
       assertThat(filter.notReadyReason()).isEqualTo("store not writable");
     } finally {
       filter.destroy();
     }
+  }
+
+  private static TallyFilter over(MemoryExecutionStore store) {
+    return TallyFilter.builder()
+        .settings(FilterSettings.defaults())
+        .store(store)
+        .keys(SdkApp.keys())
+        .build();
   }
 }
