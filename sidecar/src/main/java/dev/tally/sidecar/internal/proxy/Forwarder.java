@@ -13,14 +13,16 @@ final class Forwarder {
   private Forwarder() {}
 
   /**
-   * Forwards {@code req} with {@code body} ({@code null}: none). {@code idle} bounds silence on the
-   * upstream connection (0: unbounded, for long-lived GET streams).
+   * Forwards {@code req} with {@code body} ({@code null}: none) for the JSON-RPC request {@code id}
+   * ({@code null}: none, or not a request). {@code idleMs} bounds the wait for the answer, and
+   * silence inside it; 0 means unbounded: the session's long-lived standalone GET stream.
    */
   static void forward(
       Proxy proxy, HttpServerRequest req, Buffer body, JsonNode id, Relay.Mode mode, long idleMs) {
-    proxy
-        .upstream
-        .open(req.method(), req.query(), req.headers(), idleMs)
+    Upstream upstream = proxy.upstream;
+    (idleMs == 0
+            ? upstream.openStream(req.method(), req.query(), req.headers())
+            : upstream.open(req.method(), req.query(), req.headers(), idleMs))
         .onComplete(
             ar -> {
               if (ar.failed()) {
@@ -58,7 +60,7 @@ final class Forwarder {
                               : "the upstream MCP server broke the connection before answering");
                       return;
                     }
-                    Relay.relay(proxy, req, up, r.result(), mode);
+                    Relay.relay(proxy, req, up, r.result(), mode, id);
                   });
             });
   }

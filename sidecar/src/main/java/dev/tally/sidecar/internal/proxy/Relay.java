@@ -1,5 +1,6 @@
 package dev.tally.sidecar.internal.proxy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.gate.TallyError;
 import dev.tally.sidecar.internal.stream.Delivery;
 import io.vertx.core.Future;
@@ -22,12 +23,20 @@ final class Relay {
   /** Options of one relay. */
   record Mode(MessageTap tap, boolean cancelOnClientClose, boolean priming) {}
 
+  /**
+   * Relays {@code upResp}, the answer to the JSON-RPC request {@code requestId} ({@code null}:
+   * none, or a tap speaks for it), to the client. An answer that breaks off (the upstream reset it,
+   * or went silent for {@code upstream.timeout}) is never passed off as complete: the client gets a
+   * JSON-RPC error if nothing was written yet, an error event on an SSE stream, and otherwise a
+   * reset connection.
+   */
   static void relay(
       Proxy proxy,
       HttpServerRequest clientReq,
       HttpClientRequest upReq,
       HttpClientResponse upResp,
-      Mode mode) {
+      Mode mode,
+      JsonNode requestId) {
     HttpServerResponse resp = clientReq.response();
     boolean sse =
         MediaTypes.SSE.equals(MediaTypes.essence(upResp.getHeader(HttpHeaders.CONTENT_TYPE)));
@@ -46,12 +55,12 @@ final class Relay {
           });
     }
     if (sse) {
-      SseRelay.start(proxy, clientReq, upReq, upResp, mode);
+      SseRelay.start(proxy, clientReq, upReq, upResp, mode, requestId);
     } else if (mode.tap() != null) {
       relayJson(proxy, resp, upResp, mode.tap());
     } else {
       copyHead(upResp, resp, false);
-      stream(upResp, resp);
+      stream(upResp, resp, new BrokenAnswer(proxy), requestId);
     }
   }
 
@@ -59,17 +68,21 @@ final class Relay {
    * Copies {@code from}'s body to {@code to} with back-pressure. A body of declared length is held
    * back a chunk (until the next one or the end arrives), so that a body read in one chunk leaves
    * in one {@code end(buf)}: head, body and end in one write instead of a write and a separate end.
-   * Ends {@code to} when {@code from} ends or breaks, as {@code pipeTo} does.
+   * Ends {@code to} when {@code from} ends. When {@code from} breaks, {@code to} gets {@code
+   * broken}'s error for {@code requestId} if its head is not written yet, else it is reset: a
+   * truncated body must not look whole.
    *
    * <p>Implementation note: replaces {@code ReadStream.pipeTo}, whose promise chain and
    * synchronization cost ~12% of a pass-through request's event-loop time (JFR, bench/README.md).
    */
-  static void stream(HttpClientResponse from, HttpServerResponse to) {
+  static void stream(
+      HttpClientResponse from, HttpServerResponse to, BrokenAnswer broken, JsonNode requestId) {
     // Only a body of declared length is held back: a chunked one may be a live stream.
     boolean hold = from.getHeader(HttpHeaders.CONTENT_LENGTH) != null;
     Buffer[] held = {null};
     from.handler(
         chunk -> {
+          broken.heard();
           Buffer previous = held[0];
           held[0] = chunk;
           if (!hold) {
@@ -84,7 +97,18 @@ final class Relay {
             }
           }
         });
-    from.exceptionHandler(t -> endWith(to, held));
+    from.exceptionHandler(
+        t -> {
+          held[0] = null;
+          if (to.ended() || to.closed()) {
+            return;
+          }
+          if (to.headWritten()) {
+            to.reset();
+          } else {
+            Replies.refuse(to, requestId, broken.error());
+          }
+        });
     from.endHandler(v -> endWith(to, held));
   }
 
@@ -132,8 +156,10 @@ final class Relay {
     int limit = proxy.options.maxResponseBytes();
     Buffer body = Buffer.buffer();
     boolean[] over = {false};
+    BrokenAnswer broken = new BrokenAnswer(proxy);
     upResp.handler(
         chunk -> {
+          broken.heard();
           if (over[0]) {
             return;
           }
@@ -154,9 +180,12 @@ final class Relay {
         t -> {
           if (!over[0]) {
             over[0] = true;
-            tap.onFailure("upstream connection broke: " + t.getClass().getSimpleName());
-            Replies.refuse(
-                resp, null, TallyError.Code.UPSTREAM_UNAVAILABLE, "the upstream connection broke");
+            TallyError error = broken.error();
+            tap.onFailure(
+                error.code() == TallyError.Code.UPSTREAM_TIMEOUT
+                    ? "upstream answer stalled"
+                    : "upstream connection broke: " + t.getClass().getSimpleName());
+            Replies.refuse(resp, null, error);
           }
         });
     upResp.endHandler(

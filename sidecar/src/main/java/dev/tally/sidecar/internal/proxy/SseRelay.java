@@ -1,6 +1,8 @@
 package dev.tally.sidecar.internal.proxy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.mcp.RpcResponseWatcher;
+import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.rpc.ModernHeaders;
 import dev.tally.sidecar.internal.sse.SseEvent;
 import dev.tally.sidecar.internal.sse.SseException;
@@ -37,6 +39,11 @@ import java.util.ArrayDeque;
  * {@link #MAX_RESUMES} reconnections in a row that bring no new event id; a refused one ends the
  * stream as an answerless end would.
  *
+ * <p>A call's stream that breaks off (the upstream reset it, or sent nothing for {@code
+ * upstream.timeout}: see {@link Upstream}) before the answer to the client's request ends with a
+ * JSON-RPC error event for that request, so the client is not left waiting for an answer that
+ * cannot come; a tap, when there is one, speaks for the call instead.
+ *
  * <p>The session's standalone GET stream is reopened the same way when the upstream ends it (a
  * polling server, a restarted one): with {@code Last-Event-ID} when the upstream gave ids, as a
  * plain GET otherwise, at most {@link #MAX_RESUMES} times in a row without an event. Without this
@@ -67,6 +74,10 @@ final class SseRelay {
   private final ArrayDeque<SseEvent> queue = new ArrayDeque<>();
   private final boolean resumable;
   private final boolean standalone;
+  // The client's request whose answer this stream owes (null: none, or the tap speaks for it).
+  private final JsonNode requestId;
+  private final BrokenAnswer broken;
+  private boolean requestAnswered;
   private HttpClientRequest upReq;
   private HttpClientResponse upResp;
   private SseParser parser;
@@ -87,8 +98,11 @@ final class SseRelay {
       HttpClientRequest upReq,
       HttpClientResponse upResp,
       MessageTap tap,
-      StreamBuffer b) {
+      StreamBuffer b,
+      JsonNode requestId) {
     this.proxy = proxy;
+    this.requestId = tap == null ? requestId : null;
+    this.broken = new BrokenAnswer(proxy);
     this.clientReq = clientReq;
     this.upReq = upReq;
     this.upResp = upResp;
@@ -105,7 +119,8 @@ final class SseRelay {
       HttpServerRequest clientReq,
       HttpClientRequest upReq,
       HttpClientResponse upResp,
-      Relay.Mode mode) {
+      Relay.Mode mode,
+      JsonNode requestId) {
     HttpServerResponse resp = clientReq.response();
     String session = upResp.getHeader("Mcp-Session-Id");
     if (session == null) {
@@ -117,7 +132,7 @@ final class SseRelay {
         clientReq.method() == HttpMethod.GET
             ? proxy.streams.openStandalone(session)
             : proxy.streams.open(session);
-    SseRelay relay = new SseRelay(proxy, clientReq, upReq, upResp, mode.tap(), b);
+    SseRelay relay = new SseRelay(proxy, clientReq, upReq, upResp, mode.tap(), b, requestId);
     Relay.copyHead(upResp, resp, true);
     resp.setChunked(true);
     resp.headers().set("Cache-Control", "no-cache").set("X-Accel-Buffering", "no");
@@ -145,7 +160,11 @@ final class SseRelay {
 
   private void read(HttpClientResponse resp) {
     resp.handler(this::feed);
-    resp.exceptionHandler(t -> broken("upstream stream broke: " + t.getClass().getSimpleName()));
+    resp.exceptionHandler(
+        t -> {
+          oweAnError();
+          broken("upstream stream broke: " + t.getClass().getSimpleName());
+        });
     resp.endHandler(v -> upstreamEnd());
   }
 
@@ -156,6 +175,7 @@ final class SseRelay {
   }
 
   private void feed(Buffer chunk) {
+    broken.heard();
     if (finished) {
       return;
     }
@@ -195,6 +215,11 @@ final class SseRelay {
         && RpcResponseWatcher.outcomeOf(e.data(), null) != null) {
       // Only an upstream that gives ids can be resumed; only then is it worth looking.
       answered = true;
+    }
+    if (requestId != null
+        && !requestAnswered
+        && RpcResponseWatcher.outcomeOf(e.data(), requestId) != null) {
+      requestAnswered = true;
     }
     SseEvent clean = new SseEvent(null, e.type(), e.data(), e.retry());
     if (holding) {
@@ -286,10 +311,14 @@ final class SseRelay {
     }
     // A standalone stream may stay quiet for long, as the one it replaces could (no idle limit);
     // a call's stream is bounded by the upstream timeout like the POST it continues.
-    long idleMs = standalone ? 0 : proxy.options.upstreamTimeout().toMillis();
-    proxy
-        .upstream
-        .open(HttpMethod.GET, clientReq.query(), headers, idleMs)
+    Upstream upstream = proxy.upstream;
+    (standalone
+            ? upstream.openStream(HttpMethod.GET, clientReq.query(), headers)
+            : upstream.open(
+                HttpMethod.GET,
+                clientReq.query(),
+                headers,
+                proxy.options.upstreamTimeout().toMillis()))
         .compose(
             req -> {
               upReq = req;
@@ -318,6 +347,19 @@ final class SseRelay {
               parser = SseParser.create(this::onEvent, proxy.options.maxResponseBytes());
               read(resp);
             });
+  }
+
+  /**
+   * The upstream stream broke: if the client's request is still unanswered, append the error that
+   * ends its stream (after what the upstream sent before).
+   */
+  private void oweAnError() {
+    if (requestId == null || requestAnswered || finished || cancelled) {
+      return;
+    }
+    requestAnswered = true;
+    // Without a tap nothing is held back: the error follows what was relayed.
+    buffer.append(SseEvent.data(ToolResults.error(requestId, broken.error())), Delivery.NONE);
   }
 
   private void broken(String reason) {

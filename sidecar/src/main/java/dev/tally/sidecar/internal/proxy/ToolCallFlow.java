@@ -313,9 +313,10 @@ final class ToolCallFlow {
         MediaTypes.SSE.equals(MediaTypes.essence(upResp.getHeader(HttpHeaders.CONTENT_TYPE)));
     if (sse) {
       timed.onHead(upResp.statusCode(), true);
-      tap.stream(SseRelay.start(proxy, req, up, upResp, new Relay.Mode(timed, cancel, priming())));
+      tap.stream(
+          SseRelay.start(proxy, req, up, upResp, new Relay.Mode(timed, cancel, priming()), null));
     } else {
-      Relay.relay(proxy, req, up, upResp, new Relay.Mode(timed, cancel, false));
+      Relay.relay(proxy, req, up, upResp, new Relay.Mode(timed, cancel, false), null);
     }
   }
 

@@ -23,6 +23,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * The pooled keep-alive client to the upstream MCP endpoint, one per event loop. Copies end-to-end
  * request headers and drops hop-by-hop ones (RFC 9110 §7.6.1).
+ *
+ * <p>Two lanes. Requests made with {@link #open} (every POST, DELETE and call stream) travel on
+ * connections that close when the upstream sends nothing for {@code upstream.timeout} while a
+ * request is in flight (a read-idle limit; idle pooled connections are left alone), so a server
+ * that hangs after it began answering cannot hold a client's stream open forever. The session's
+ * standalone GET stream, which may rightly stay quiet for hours, uses {@link #openStream}, whose
+ * connections have no such limit.
  */
 public final class Upstream {
   /**
@@ -45,6 +52,7 @@ public final class Upstream {
           HttpHeaderNames.CONTENT_LENGTH);
 
   private final HttpClientAgent client;
+  private final HttpClientAgent streamClient;
   private final HttpConnectOptions connect;
   private final long keepAliveNanos;
   private final int maxConnections;
@@ -73,6 +81,17 @@ public final class Upstream {
             .setSsl(ssl)
             .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeoutMs))
             .setDecompressionSupported(false);
+    this.streamClient =
+        vertx
+            .httpClientBuilder()
+            .with(new HttpClientOptions(co))
+            .with(new PoolOptions().setHttp1MaxSize(maxConnections))
+            .build();
+    // Vert.x closes a connection that stays read-idle this long only while a request is in
+    // flight on it (Http1xClientConnection.handleIdle); RequestOptions' idle timeout only bounds
+    // the wait for the response head, not the silence inside a streamed body.
+    co.setReadIdleTimeout((int) Math.min(Integer.MAX_VALUE, options.upstreamTimeout().toMillis()))
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
     this.client =
         vertx
             .httpClientBuilder()
@@ -120,20 +139,14 @@ public final class Upstream {
   }
 
   /**
-   * Opens a request to the upstream endpoint carrying the client's end-to-end headers and query.
-   * The future fails when no connection could be had: nothing was sent.
+   * Opens a request to the upstream endpoint carrying the client's end-to-end headers and query, on
+   * a connection that closes after {@code upstream.timeout} without a byte from the upstream.
+   * {@code idleMs} bounds the wait for the response head (0: no bound, the caller times it). The
+   * future fails when no connection could be had: nothing was sent.
    */
   Future<HttpClientRequest> open(
       HttpMethod method, String query, MultiMap clientHeaders, long idleMs) {
-    RequestOptions ro =
-        new RequestOptions()
-            .setMethod(method)
-            .setServer(server)
-            .setHost(host)
-            .setPort(port)
-            .setSsl(ssl)
-            .setURI(query == null ? path : path + "?" + query)
-            .setConnectTimeout(connectTimeoutMs);
+    RequestOptions ro = requestOptions(method, query);
     if (idleMs > 0) {
       ro.setIdleTimeout(idleMs);
     }
@@ -141,13 +154,35 @@ public final class Upstream {
     Future<HttpClientConnection> own = loop == null ? null : loop.acquire();
     Future<HttpClientRequest> opened =
         own == null ? client.request(ro) : own.compose(c -> c.request(ro));
-    return opened.map(
-        req -> {
-          MultiMap h = req.headers();
-          copyEndToEnd(clientHeaders, h);
-          h.set(HttpHeaders.HOST, authority);
-          return req;
-        });
+    return opened.map(req -> withHeaders(req, clientHeaders));
+  }
+
+  /**
+   * Opens a long-lived stream (the session's standalone GET), on a connection without a read-idle
+   * limit: the upstream may rightly stay quiet on it for as long as it likes.
+   */
+  Future<HttpClientRequest> openStream(HttpMethod method, String query, MultiMap clientHeaders) {
+    return streamClient
+        .request(requestOptions(method, query))
+        .map(req -> withHeaders(req, clientHeaders));
+  }
+
+  private RequestOptions requestOptions(HttpMethod method, String query) {
+    return new RequestOptions()
+        .setMethod(method)
+        .setServer(server)
+        .setHost(host)
+        .setPort(port)
+        .setSsl(ssl)
+        .setURI(query == null ? path : path + "?" + query)
+        .setConnectTimeout(connectTimeoutMs);
+  }
+
+  private HttpClientRequest withHeaders(HttpClientRequest req, MultiMap clientHeaders) {
+    MultiMap h = req.headers();
+    copyEndToEnd(clientHeaders, h);
+    h.set(HttpHeaders.HOST, authority);
+    return req;
   }
 
   /**
@@ -201,6 +236,6 @@ public final class Upstream {
   public Future<Void> close() {
     UpstreamConnections loop = connections;
     Future<Void> own = loop == null ? Future.succeededFuture() : loop.closeAll();
-    return own.transform(ar -> client.close());
+    return own.transform(ar -> client.close()).transform(ar -> streamClient.close());
   }
 }

@@ -1,0 +1,39 @@
+package dev.tally.sidecar.internal.proxy;
+
+import dev.tally.core.gate.TallyError;
+
+/**
+ * Says why an upstream answer stopped before its end: the upstream broke the connection ({@code
+ * UPSTREAM_UNAVAILABLE}), or it sent nothing for {@code upstream.timeout} and the connection was
+ * closed for it ({@code UPSTREAM_TIMEOUT}, see {@link Upstream}). A relay calls {@link #heard} for
+ * every chunk; the cost is one {@link System#nanoTime} per chunk.
+ */
+final class BrokenAnswer {
+  private final long timeoutNanos;
+  private long lastNanos = System.nanoTime();
+
+  BrokenAnswer(Proxy proxy) {
+    this.timeoutNanos = proxy.options.upstreamTimeout().toNanos();
+  }
+
+  /** The upstream sent something. */
+  void heard() {
+    lastNanos = System.nanoTime();
+  }
+
+  /**
+   * The error for an answer that broke now. Silence of at least nine tenths of the timeout counts
+   * as the read-idle limit (its timer is not exact to the millisecond).
+   */
+  TallyError error() {
+    boolean silent = System.nanoTime() - lastNanos >= timeoutNanos - timeoutNanos / 10;
+    return silent
+        ? TallyError.of(
+            TallyError.Code.UPSTREAM_TIMEOUT,
+            "the upstream MCP server began to answer, then sent nothing more within"
+                + " upstream.timeout; the request was abandoned")
+        : TallyError.of(
+            TallyError.Code.UPSTREAM_UNAVAILABLE,
+            "the upstream MCP server broke the connection before it finished answering");
+  }
+}
