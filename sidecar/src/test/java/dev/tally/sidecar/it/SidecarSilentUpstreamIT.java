@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.sidecar.Sidecar;
-import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
@@ -141,24 +139,10 @@ class SidecarSilentUpstreamIT {
   private String start(Script s) throws Exception {
     script = s;
     vertx = Vertx.vertx();
-    HttpServer upstream =
-        vertx
-            .createHttpServer()
-            .requestHandler(this::upstream)
-            .listen(0, "127.0.0.1")
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    SidecarOptions options =
-        SidecarOptions.builder(URI.create("http://127.0.0.1:" + upstream.actualPort() + "/mcp"))
-            .port(0)
-            .upstreamTimeout(Duration.ofMillis(UPSTREAM_TIMEOUT_MS))
-            .build();
+    URI upstream = ScriptedUpstream.start(vertx, this::upstream);
     sidecar =
-        Sidecar.start(vertx, options, new FakeGate(), Instant::now)
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
+        ScriptedUpstream.sidecar(
+            vertx, upstream, Duration.ofMillis(UPSTREAM_TIMEOUT_MS), Instant::now);
     return "http://127.0.0.1:" + sidecar.port() + "/mcp";
   }
 

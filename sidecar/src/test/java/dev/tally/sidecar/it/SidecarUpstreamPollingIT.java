@@ -10,7 +10,6 @@ import dev.tally.core.execution.ExecutionState;
 import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -87,18 +86,8 @@ class SidecarUpstreamPollingIT {
   private String start(OnResume mode) throws Exception {
     onResume = mode;
     vertx = Vertx.vertx();
-    HttpServer upstream =
-        vertx
-            .createHttpServer()
-            .requestHandler(this::upstream)
-            .listen(0, "127.0.0.1")
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(10, TimeUnit.SECONDS);
-    SidecarOptions options =
-        SidecarOptions.builder(URI.create("http://127.0.0.1:" + upstream.actualPort() + "/mcp"))
-            .port(0)
-            .build();
+    URI upstream = ScriptedUpstream.start(vertx, this::upstream);
+    SidecarOptions options = SidecarOptions.builder(upstream).port(0).build();
     gated = GatedSidecar.start(vertx, options, ContractRegistry.defaults(), "polling");
     return gated.url();
   }
