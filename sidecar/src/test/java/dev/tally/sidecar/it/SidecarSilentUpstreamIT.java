@@ -188,23 +188,13 @@ class SidecarSilentUpstreamIT {
 
   /** A POST of {@code method} with id 7 at 2025-11-25 on session s1; bounded by a deadline. */
   private static HttpResponse<String> post(String url, String method) throws Exception {
+    RawMcp raw = new RawMcp(url);
+    raw.session = "s1";
     CompletableFuture<HttpResponse<String>> pending =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .build()
-            .sendAsync(
-                HttpRequest.newBuilder(URI.create(url))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .header("MCP-Protocol-Version", "2025-11-25")
-                    .header("Mcp-Session-Id", "s1")
-                    .POST(
-                        HttpRequest.BodyPublishers.ofString(
-                            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\""
-                                + method
-                                + "\",\"params\":{\"name\":\"p\"}}"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
+        raw.postAsync(
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\""
+                + method
+                + "\",\"params\":{\"name\":\"p\"}}");
     try {
       return pending.get(15, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
@@ -215,9 +205,9 @@ class SidecarSilentUpstreamIT {
 
   private static List<JsonNode> dataEvents(String sse) throws IOException {
     List<JsonNode> out = new ArrayList<>();
-    for (String line : sse.split("\n")) {
-      if (line.startsWith("data:") && line.length() > 6) {
-        out.add(JSON.readTree(line.substring(5).trim()));
+    for (RawMcp.Event e : RawMcp.events(sse)) {
+      if (!e.data().isEmpty()) {
+        out.add(JSON.readTree(e.data()));
       }
     }
     return out;

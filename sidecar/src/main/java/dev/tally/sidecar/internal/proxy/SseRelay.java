@@ -208,17 +208,12 @@ final class SseRelay {
     if (standalone) {
       resumes = 0; // a reopened standalone stream that brings events is alive
     }
-    if (resumable
-        && !standalone
-        && upstreamId != null
-        && !answered
-        && RpcResponseWatcher.outcomeOf(e.data(), null) != null) {
-      // Only an upstream that gives ids can be resumed; only then is it worth looking.
+    // Look for the answer only while something depends on it: resuming an upstream that gives
+    // ids (only those can be resumed), or the error owed to a tapless call. One parse serves both.
+    boolean forResume = resumable && !standalone && upstreamId != null && !answered;
+    boolean forOwed = requestId != null && !requestAnswered;
+    if ((forResume || forOwed) && RpcResponseWatcher.outcomeOf(e.data(), requestId) != null) {
       answered = true;
-    }
-    if (requestId != null
-        && !requestAnswered
-        && RpcResponseWatcher.outcomeOf(e.data(), requestId) != null) {
       requestAnswered = true;
     }
     SseEvent clean = new SseEvent(null, e.type(), e.data(), e.retry());

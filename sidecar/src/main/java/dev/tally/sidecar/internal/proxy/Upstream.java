@@ -81,18 +81,21 @@ public final class Upstream {
             .setSsl(ssl)
             .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeoutMs))
             .setDecompressionSupported(false);
-    this.streamClient =
-        vertx
-            .httpClientBuilder()
-            .with(new HttpClientOptions(co))
-            .with(new PoolOptions().setHttp1MaxSize(maxConnections))
-            .build();
     // Vert.x closes a connection that stays read-idle this long only while a request is in
     // flight on it (Http1xClientConnection.handleIdle); RequestOptions' idle timeout only bounds
     // the wait for the response head, not the silence inside a streamed body.
-    co.setReadIdleTimeout((int) Math.min(Integer.MAX_VALUE, options.upstreamTimeout().toMillis()))
-        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    HttpClientOptions calls =
+        new HttpClientOptions(co)
+            .setReadIdleTimeout(
+                (int) Math.min(Integer.MAX_VALUE, options.upstreamTimeout().toMillis()))
+            .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
     this.client =
+        vertx
+            .httpClientBuilder()
+            .with(calls)
+            .with(new PoolOptions().setHttp1MaxSize(maxConnections))
+            .build();
+    this.streamClient =
         vertx
             .httpClientBuilder()
             .with(co)
