@@ -1,32 +1,31 @@
 package dev.tally.filter;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.tally.core.gate.TallyError;
-import dev.tally.core.mcp.SseFrames;
-import dev.tally.core.mcp.ToolResults;
+import dev.tally.core.call.CallReply;
+import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.SseWriter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * Writes what the filter answers itself. The JSON-RPC bytes always come from {@link ToolResults};
- * this class only chooses the framing: results go out as one SSE event when the client accepts
- * {@code text/event-stream} (as the MCP Java SDK answers {@code tools/call}), else as JSON;
- * refusals are always JSON with the code's HTTP status.
+ * Writes what core decided the filter answers itself. The JSON-RPC bytes always come from core;
+ * this class only chooses the framing: results go out as one SSE event when the client lists {@code
+ * text/event-stream} (as the MCP Java SDK answers {@code tools/call}), else as JSON; refusals are
+ * always JSON with the code's HTTP status.
  */
 final class Answers {
   private Answers() {}
 
-  /** A tool result (replay or explicit result) with HTTP 200. */
-  static void result(
+  /** A tool result (replay or explicit result) with HTTP 200; returns whether it was written. */
+  static boolean result(
       HttpServletRequest req, HttpServletResponse res, FilterSettings.Framing framing, byte[] json)
       throws IOException {
     boolean sse =
         switch (framing) {
           case SSE -> true;
           case JSON -> false;
-          case AUTO -> lists(req.getHeader("Accept"), "text/event-stream");
+          case AUTO -> MediaTypes.lists(req.getHeader("Accept"), MediaTypes.SSE);
         };
     res.setStatus(HttpServletResponse.SC_OK);
     byte[] body;
@@ -34,39 +33,24 @@ final class Answers {
       res.setContentType("text/event-stream;charset=UTF-8");
       res.setHeader("Cache-Control", "no-cache, no-transform");
       res.setHeader("X-Accel-Buffering", "no");
-      body = SseFrames.message(json);
+      body = SseWriter.message(json);
     } else {
-      res.setContentType("application/json");
+      res.setContentType(MediaTypes.JSON);
       body = json;
     }
-    send(res, body);
-  }
-
-  /** A refusal: the code's HTTP status and a JSON-RPC error. */
-  static void refuse(HttpServletResponse res, JsonNode id, TallyError error) throws IOException {
-    res.setStatus(error.code().httpStatus());
-    res.setContentType("application/json");
-    send(res, ToolResults.error(id, error));
-  }
-
-  /**
-   * Whether an {@code Accept} header names {@code mediaType} explicitly (wildcards do not count).
-   */
-  static boolean lists(String accept, String mediaType) {
-    if (accept == null) {
+    try {
+      send(res, body);
+      return true;
+    } catch (IOException e) {
       return false;
     }
-    for (String part : accept.split(",")) {
-      String mt = part.trim();
-      int semi = mt.indexOf(';');
-      if (semi >= 0) {
-        mt = mt.substring(0, semi).trim();
-      }
-      if (mt.equalsIgnoreCase(mediaType)) {
-        return true;
-      }
-    }
-    return false;
+  }
+
+  /** A refusal: its HTTP status and JSON-RPC error. */
+  static void refuse(HttpServletResponse res, CallReply.Refusal r) throws IOException {
+    res.setStatus(r.httpStatus());
+    res.setContentType(MediaTypes.JSON);
+    send(res, r.message());
   }
 
   private static void send(HttpServletResponse res, byte[] body) throws IOException {

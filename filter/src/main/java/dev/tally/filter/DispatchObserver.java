@@ -1,38 +1,36 @@
 package dev.tally.filter;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.tally.core.gate.InFlight;
+import dev.tally.core.call.Delivery;
+import dev.tally.core.call.DispatchRecorder;
 import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletResponse;
+import java.util.concurrent.CompletionStage;
 
 /**
- * Reports to the gate what became of one dispatched call, from what passes through its response:
- * the JSON-RPC answer as soon as it is seen (completed, error, input required), then whether it
- * reached the client (delivered, or not delivered when a write or flush failed). A call that ends
- * without an answer is reported as failed before any effect (HTTP 4xx, which the MCP SDK sends only
- * before a tool runs) or as an unknown outcome.
+ * Feeds core's {@link DispatchRecorder} what passes through the response of one dispatched call:
+ * the JSON-RPC answer as soon as it is seen, the end of the exchange, and whether the answer
+ * reached the client (delivered, or not when a write or flush failed). What each observation
+ * records is the recorder's rule, the same as in the sidecar.
  *
  * <p>Thread-safe: the servlet may write from any thread; the container ends the exchange on
  * another.
  */
 final class DispatchObserver implements BodyTap, AsyncListener {
-  private final InFlight inFlight;
-  private final JsonNode requestId;
+  private final DispatchRecorder recorder;
   private final int maxResponseBytes;
   private HttpServletResponse response;
   private RpcResponseWatcher watcher;
   private boolean watcherChosen;
-  private RpcOutcome outcome;
+  private CompletionStage<Delivery> answered;
   private boolean clientGone;
   private boolean deliveryReported;
   private boolean finished;
 
-  DispatchObserver(InFlight inFlight, JsonNode requestId, int maxResponseBytes) {
-    this.inFlight = inFlight;
-    this.requestId = requestId;
+  DispatchObserver(DispatchRecorder recorder, int maxResponseBytes) {
+    this.recorder = recorder;
     this.maxResponseBytes = maxResponseBytes;
   }
 
@@ -45,9 +43,10 @@ final class DispatchObserver implements BodyTap, AsyncListener {
   public synchronized void bytes(byte[] b, int off, int len) {
     if (!watcherChosen) {
       watcherChosen = true;
+      recorder.head(response.getStatus());
       watcher =
           RpcResponseWatcher.forContentType(
-              response.getContentType(), requestId, maxResponseBytes, this::onOutcome);
+              response.getContentType(), recorder.requestId(), maxResponseBytes, this::onOutcome);
     }
     if (watcher != null) {
       watcher.feed(b, off, len);
@@ -57,7 +56,7 @@ final class DispatchObserver implements BodyTap, AsyncListener {
   @Override
   public synchronized void writeFailed() {
     clientGone = true;
-    if (outcome != null) {
+    if (answered != null) {
       reportDelivery();
     }
   }
@@ -67,7 +66,7 @@ final class DispatchObserver implements BodyTap, AsyncListener {
     if (!ok) {
       clientGone = true;
     }
-    if (outcome != null) {
+    if (answered != null) {
       reportDelivery();
     }
   }
@@ -87,41 +86,31 @@ final class DispatchObserver implements BodyTap, AsyncListener {
     if (connectionFailed) {
       clientGone = true;
     }
-    if (outcome != null) {
+    if (answered != null) {
       reportDelivery();
       return;
     }
+    recorder.head(response.getStatus());
     if (failure != null) {
-      inFlight.unknown(
+      recorder.broke(
           "the servlet failed before answering (" + failure.getClass().getSimpleName() + ")");
     } else if (watcher != null && watcher.overflowed()) {
-      inFlight.unknown("the response exceeded filter.maxResponseBytes before the result was seen");
-    } else if (!connectionFailed && response.getStatus() >= 400 && response.getStatus() < 500) {
-      inFlight.failedBeforeEffect(
-          response.getStatus(), "HTTP " + response.getStatus() + " without a JSON-RPC response");
+      recorder.broke("the response exceeded filter.maxResponseBytes before the result was seen");
+    } else if (connectionFailed) {
+      recorder.broke("the client connection failed before the result was seen");
     } else {
-      inFlight.unknown(
-          "no JSON-RPC response to the call was seen (HTTP " + response.getStatus() + ")");
+      recorder.ended();
     }
   }
 
   synchronized boolean outcomeSeen() {
-    return outcome != null;
+    return answered != null;
   }
 
   private void onOutcome(RpcOutcome o) {
-    outcome = o;
-    int status = response.getStatus();
-    if (o instanceof RpcOutcome.Result r) {
-      if (r.inputRequired()) {
-        inFlight.inputRequired(status);
-      } else {
-        inFlight.completed(status, r.result(), r.isError());
-      }
-    } else if (o instanceof RpcOutcome.Error e) {
-      inFlight.rpcError(status, e.error());
-    }
-    if (clientGone) {
+    recorder.head(response.getStatus());
+    answered = recorder.answer(o);
+    if (answered != null && clientGone) {
       reportDelivery();
     }
   }
@@ -131,11 +120,8 @@ final class DispatchObserver implements BodyTap, AsyncListener {
       return;
     }
     deliveryReported = true;
-    if (clientGone) {
-      inFlight.notDelivered();
-    } else {
-      inFlight.delivered();
-    }
+    boolean ok = !clientGone;
+    answered.thenAccept(d -> d.written(ok));
   }
 
   @Override

@@ -1,22 +1,16 @@
 package dev.tally.filter;
 
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tally.core.gate.Decision;
-import dev.tally.core.gate.Gate;
-import dev.tally.core.gate.InFlight;
-import dev.tally.core.gate.TallyCode;
-import dev.tally.core.gate.TallyError;
-import dev.tally.core.gate.ToolCall;
+import dev.tally.core.call.CallIntake;
+import dev.tally.core.call.CallReply;
+import dev.tally.core.call.DispatchRecorder;
+import dev.tally.core.mcp.BatchSplitter;
+import dev.tally.core.mcp.BodyClassifier;
+import dev.tally.core.mcp.BodyScan;
 import dev.tally.core.mcp.Headers;
-import dev.tally.core.mcp.JsonRpcScan;
-import dev.tally.core.mcp.McpRequestHeaders;
-import dev.tally.core.mcp.RpcResponseWatcher;
-import dev.tally.core.mcp.ToolParamHeaders;
-import dev.tally.core.mcp.ToolResults;
+import dev.tally.core.mcp.McpNames;
+import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.core.mcp.WireJson;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -31,32 +25,47 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The filter's request path (ARCHITECTURE.md §6 over the servlet API): routes everything that is
- * not a {@code tools/call} untouched, asks the {@link Gate} about every {@code tools/call}, and
- * carries out its {@link Decision}.
+ * The filter's request path: a thin servlet shell over core's one pipeline. A POST body is
+ * classified ({@link BodyClassifier}), every {@code tools/call} goes to {@link CallIntake}, and the
+ * {@link CallReply} it returns is carried out here; every rule lives in core, so the sidecar
+ * decides the same input the same way (core's adapter parity suite checks it).
+ *
+ * <p>The path of one side-effecting call: {@link TallyFilter#doFilter} → {@code handle} here → core
+ * ({@code BodyClassifier}, {@code CallIntake}: {@code ToolCallReader}, {@code HeaderRules}, the
+ * gate, {@code DecisionWalk}) → back here with a {@code CallReply.Dispatch} → the application's
+ * servlet through {@link BufferedRequest} / {@link ObservedResponse} → {@link DispatchObserver} →
+ * core's {@code DispatchRecorder} → the store.
  */
 final class FilterEngine {
   /** Request attribute holding the execution id of a dispatched call. */
   static final String EXECUTION_ID_ATTRIBUTE = "dev.tally.executionId";
 
-  /** Slack over a contract's attach wait before the filter stops waiting for the gate itself. */
-  private static final Duration GATE_SLACK = Duration.ofSeconds(5);
+  /** Slack over a tool's attach wait before the filter stops waiting for core. */
+  private static final Duration WAIT_SLACK = Duration.ofSeconds(10);
 
-  private static final ObjectMapper STRICT =
-      JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+  /** Most bytes of a refused body read and dropped so that its client can read the 413. */
+  static final long SWALLOW_BYTES = 8L << 20;
 
-  private final Gate gate;
+  private static final TallyError NOT_DECIDED =
+      TallyError.of(
+          TallyError.Code.STORE_UNAVAILABLE,
+          "the execution store cannot record this call now; nothing was sent, retry later");
+
+  private final CallIntake intake;
+  private final BodyClassifier classifier;
   private final FilterSettings settings;
-  private final ToolParamHeaders paramHeaders;
+  private final String idempotencyHeader;
 
-  FilterEngine(Gate gate, FilterSettings settings, ToolParamHeaders paramHeaders) {
-    this.gate = gate;
+  FilterEngine(
+      CallIntake intake, WireJson json, FilterSettings settings, String idempotencyHeader) {
+    this.intake = intake;
+    this.classifier = BodyClassifier.create(json);
     this.settings = settings;
-    this.paramHeaders = paramHeaders;
+    this.idempotencyHeader = idempotencyHeader;
   }
 
-  Gate gate() {
-    return gate;
+  CallIntake intake() {
+    return intake;
   }
 
   void handle(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
@@ -65,13 +74,20 @@ final class FilterEngine {
       chain.doFilter(req, res);
       return;
     }
-    if (!isJson(req.getContentType())) {
-      Answers.refuse(
+    if (!MediaTypes.isJson(req.getContentType())) {
+      refuse(
           res,
-          null,
           TallyError.of(
               TallyError.Code.UNSUPPORTED_MEDIA_TYPE,
-              "Content-Type: expected application/json for a POST to the MCP endpoint"));
+              "POST requires Content-Type: application/json"));
+      return;
+    }
+    if (!MediaTypes.acceptsBoth(req.getHeader(McpNames.HeaderNames.ACCEPT))) {
+      refuse(
+          res,
+          TallyError.of(
+              TallyError.Code.NOT_ACCEPTABLE,
+              "POST requires an Accept header listing application/json and text/event-stream"));
       return;
     }
     long declared = req.getContentLengthLong();
@@ -84,160 +100,85 @@ final class FilterEngine {
       tooLarge(req, res, declared);
       return;
     }
-    JsonRpcScan scan = JsonRpcScan.scan(body);
+    BodyScan scan = classifier.classify(body);
     Headers headers = new ServletHeaders(req);
-    switch (scan.kind()) {
-      case MALFORMED -> {
-        Answers.refuse(
-            res,
-            null,
-            TallyError.of(TallyError.Code.PARSE_ERROR, "request body: " + scan.problem()));
-        return;
-      }
+    switch (scan.shape()) {
+      case REFUSED -> Answers.refuse(res, CallReply.Refusal.of(scan.id(), scan.problem()));
       case BATCH -> {
-        Answers.refuse(
+        TallyError era =
+            BatchSplitter.refusalFor(headers.get(McpNames.HeaderNames.PROTOCOL_VERSION));
+        refuse(
             res,
-            null,
-            TallyError.of(
-                TallyError.Code.INVALID_REQUEST,
-                "request body: JSON-RPC batches are not accepted (send one message per POST)"));
-        return;
+            era != null
+                ? era
+                : TallyError.of(
+                    TallyError.Code.INVALID_REQUEST,
+                    "request body: JSON-RPC batches are not accepted by the servlet filter (send"
+                        + " one message per POST)"));
       }
-      case INVALID -> {
-        Answers.refuse(
-            res,
-            null,
-            TallyError.of(TallyError.Code.INVALID_REQUEST, "request body: " + scan.problem()));
-        return;
-      }
-      case RESPONSE -> {
-        chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
-        return;
-      }
-      case REQUEST -> {
-        // handled below
-      }
+      case MESSAGE -> message(scan, body, headers, req, res, chain);
     }
-    var methodMismatch = McpRequestHeaders.checkMethod(headers, scan.method());
-    if (methodMismatch.isPresent()) {
-      Answers.refuse(
-          res, null, TallyError.of(TallyError.Code.HEADER_MISMATCH, methodMismatch.get()));
+  }
+
+  private void message(
+      BodyScan scan,
+      byte[] body,
+      Headers headers,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain)
+      throws IOException, ServletException {
+    if (scan.isToolsCall()) {
+      toolsCall(scan, body, headers, req, res, chain);
       return;
     }
-    if (JsonRpcScan.TOOLS_LIST.equals(scan.method())) {
-      passAndLearn(req, res, chain, body);
+    var refused = intake.check(scan, headers);
+    if (refused.isPresent()) {
+      Answers.refuse(res, refused.get());
       return;
     }
-    if (!scan.isToolsCall() || isReadOnly(scan.name())) {
-      // Read-only tools pass through without a JSON tree: the gate would record nothing.
-      chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
+    if (scan.isRequestFor(McpNames.Methods.TOOLS_LIST)) {
+      passAndLearn(req, res, chain, body, scan);
       return;
     }
-    toolsCall(req, res, chain, body, headers);
+    chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
   }
 
   private void toolsCall(
+      BodyScan scan,
+      byte[] body,
+      Headers headers,
       HttpServletRequest req,
       HttpServletResponse res,
-      FilterChain chain,
-      byte[] body,
-      Headers headers)
+      FilterChain chain)
       throws IOException, ServletException {
-    JsonNode tree;
-    try {
-      tree = STRICT.readTree(body);
-    } catch (IOException e) {
-      String why =
-          e.getMessage() != null && e.getMessage().startsWith("Duplicate field")
-              ? "request body: an object has a duplicate member"
-              : "request body: not valid JSON";
-      Answers.refuse(res, null, TallyError.of(TallyError.Code.PARSE_ERROR, why));
-      return;
-    }
-    JsonNode id = tree.get("id");
-    ToolCallShape shape = ToolCallShape.of(tree);
-    if (shape.problem() != null) {
-      Answers.refuse(res, validId(id) ? id : null, shape.problem());
-      return;
-    }
-    var mismatch = McpRequestHeaders.check(headers, tree, paramHeaders.forTool(shape.tool()));
-    if (mismatch.isPresent()) {
-      Answers.refuse(res, id, TallyError.of(TallyError.Code.HEADER_MISMATCH, mismatch.get()));
-      return;
-    }
-    ToolCall call =
-        new ToolCall(
-            shape.tool(),
-            shape.arguments(),
-            shape.meta(),
-            shape.continuation(),
-            headers,
-            settings.target());
-    Decision decision = await(gate.admit(call), GATE_SLACK);
-    act(decision, req, res, chain, body, tree, id);
-  }
-
-  private void act(
-      Decision decision,
-      HttpServletRequest req,
-      HttpServletResponse res,
-      FilterChain chain,
-      byte[] body,
-      JsonNode tree,
-      JsonNode id)
-      throws IOException, ServletException {
-    if (decision instanceof Decision.PassThrough) {
+    Duration bound =
+        scan.name() == null
+            ? WAIT_SLACK
+            : intake.admission().contracts().resolve(scan.name()).attachWait().plus(WAIT_SLACK);
+    CallReply reply = await(intake.admit(scan, body, 0, body.length, headers), bound, scan);
+    if (reply instanceof CallReply.Forward) {
       chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
-    } else if (decision instanceof Decision.Dispatch d) {
-      dispatch(d.inFlight(), req, res, chain, tree, id);
-    } else if (decision instanceof Decision.Replay r) {
-      Answers.result(
-          req, res, settings.framing(), ToolResults.replay(id, r.execution(), r.result()));
-      // Written and flushed without an error: a result whose first delivery failed has now arrived.
-      gate.replayDelivered(r.execution());
-    } else if (decision instanceof Decision.Respond r) {
-      Answers.result(
-          req, res, settings.framing(), ToolResults.respond(id, r.code(), r.execution()));
-    } else if (decision instanceof Decision.Refuse r) {
-      Answers.refuse(res, id, r.error());
-    } else if (decision instanceof Decision.Attach a) {
-      Duration wait = gate.contracts().resolve(a.execution().tool()).attachWait().plus(GATE_SLACK);
-      Decision settled;
-      try {
-        settled = a.settled().toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        settled = new Decision.Respond(TallyCode.IDEMPOTENCY_IN_PROGRESS, a.execution());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        settled = new Decision.Respond(TallyCode.IDEMPOTENCY_IN_PROGRESS, a.execution());
-      } catch (ExecutionException e) {
-        settled = storeUnavailable();
-      }
-      act(settled, req, res, chain, body, tree, id);
+    } else if (reply instanceof CallReply.Dispatch d) {
+      dispatch(d, req, res, chain);
+    } else if (reply instanceof CallReply.Answer a) {
+      a.delivery().written(Answers.result(req, res, settings.framing(), a.message()));
+    } else {
+      Answers.refuse(res, (CallReply.Refusal) reply);
     }
   }
 
   private void dispatch(
-      InFlight inFlight,
-      HttpServletRequest req,
-      HttpServletResponse res,
-      FilterChain chain,
-      JsonNode tree,
-      JsonNode id)
+      CallReply.Dispatch d, HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
-    String executionId = inFlight.id().value();
-    ObjectNode params = (ObjectNode) tree.get("params");
-    JsonNode meta = params.get("_meta");
-    ObjectNode m = meta instanceof ObjectNode o ? o : params.putObject("_meta");
-    m.put(ToolResults.EXECUTION_ID_META, executionId);
-    byte[] rewritten = STRICT.writeValueAsBytes(tree);
-
-    DispatchObserver observer = new DispatchObserver(inFlight, id, settings.maxResponseBytes());
+    String executionId = d.inFlight().id().value();
+    DispatchRecorder recorder = d.recorder();
+    DispatchObserver observer = new DispatchObserver(recorder, settings.maxResponseBytes());
     ObservedResponse observed = new ObservedResponse(res, observer);
     observer.watch(observed);
     boolean[] async = new boolean[1];
     BufferedRequest wrapped =
-        new BufferedRequest(req, rewritten, gate.options().idempotencyHeader(), executionId)
+        new BufferedRequest(req, d.body(), idempotencyHeader, executionId)
             .asyncWith(
                 observed,
                 ac -> {
@@ -264,11 +205,13 @@ final class FilterEngine {
   }
 
   private void passAndLearn(
-      HttpServletRequest req, HttpServletResponse res, FilterChain chain, byte[] body)
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain,
+      byte[] body,
+      BodyScan scan)
       throws IOException, ServletException {
-    LearningTap tap =
-        new LearningTap(
-            settings.maxResponseBytes(), requestId(body), gate.contracts(), paramHeaders);
+    LearningTap tap = new LearningTap(settings.maxResponseBytes(), scan.id(), intake.listings());
     ObservedResponse observed = new ObservedResponse(res, tap);
     tap.response = observed;
     boolean[] async = new boolean[1];
@@ -286,32 +229,19 @@ final class FilterEngine {
     }
   }
 
-  private static JsonNode requestId(byte[] body) {
-    try {
-      JsonNode n = STRICT.readTree(body);
-      JsonNode id = n == null ? null : n.get("id");
-      return validId(id) ? id : null;
-    } catch (IOException e) {
-      return null;
-    }
-  }
-
-  private Decision await(CompletionStage<Decision> stage, Duration bound) {
+  private static CallReply await(CompletionStage<CallReply> stage, Duration bound, BodyScan scan) {
     try {
       return stage.toCompletableFuture().get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return storeUnavailable();
+      return CallReply.Refusal.of(scan.id(), NOT_DECIDED);
     } catch (ExecutionException | TimeoutException e) {
-      return storeUnavailable();
+      return CallReply.Refusal.of(scan.id(), NOT_DECIDED);
     }
   }
 
-  private static Decision storeUnavailable() {
-    return new Decision.Refuse(
-        TallyError.of(
-            TallyError.Code.STORE_UNAVAILABLE,
-            "the execution store cannot record this call now; nothing was sent, retry later"));
+  private static void refuse(HttpServletResponse res, TallyError error) throws IOException {
+    Answers.refuse(res, CallReply.Refusal.of(null, error));
   }
 
   /**
@@ -326,7 +256,13 @@ final class FilterEngine {
     if (!swallow) {
       res.setHeader("Connection", "close");
     }
-    refuseTooLarge(res);
+    refuse(
+        res,
+        TallyError.of(
+            TallyError.Code.PAYLOAD_TOO_LARGE,
+            "request body exceeds limits.maxRequestBytes ("
+                + settings.maxRequestBytes()
+                + " bytes)"));
     if (!swallow) {
       return;
     }
@@ -342,35 +278,6 @@ final class FilterEngine {
     } catch (IOException e) {
       // The client went away: the answer was sent, nothing else to do.
     }
-  }
-
-  private void refuseTooLarge(HttpServletResponse res) throws IOException {
-    Answers.refuse(
-        res,
-        null,
-        TallyError.of(
-            TallyError.Code.PAYLOAD_TOO_LARGE,
-            "request body: over "
-                + settings.maxRequestBytes()
-                + " bytes ("
-                + "limits.maxRequestBytes"
-                + ")"));
-  }
-
-  private boolean isReadOnly(String tool) {
-    return tool != null && gate.contracts().resolve(tool).isReadOnly();
-  }
-
-  /** Most bytes of a refused body read and dropped so that its client can read the 413. */
-  static final long SWALLOW_BYTES = 8L << 20;
-
-  static boolean validId(JsonNode id) {
-    return id != null && (id.isTextual() || id.isNumber());
-  }
-
-  static boolean isJson(String contentType) {
-    String mt = RpcResponseWatcher.mediaType(contentType);
-    return mt.equals("application/json");
   }
 
   /**

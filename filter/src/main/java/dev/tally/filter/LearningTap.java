@@ -1,37 +1,29 @@
 package dev.tally.filter;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.call.ListingLearner;
 import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
-import dev.tally.core.mcp.ToolListing;
-import dev.tally.core.mcp.ToolParamHeaders;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 
 /**
- * Reads a {@code tools/list} response as it passes to the client and hands its result to {@link
- * ToolListing#learn}: tool annotations become contract hints, {@code x-mcp-header} parameters are
- * checked on later calls. Never changes a byte.
+ * Reads a {@code tools/list} response as it passes to the client and hands its result to core's
+ * {@link ListingLearner}. Never changes a byte.
  */
 final class LearningTap implements BodyTap, AsyncListener {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
   private final int max;
   private final JsonNode id;
-  private final ContractRegistry contracts;
-  private final ToolParamHeaders paramHeaders;
+  private final ListingLearner learner;
   HttpServletResponse response;
   private RpcResponseWatcher watcher;
   private boolean chosen;
 
-  LearningTap(int max, JsonNode id, ContractRegistry contracts, ToolParamHeaders paramHeaders) {
+  LearningTap(int max, JsonNode id, ListingLearner learner) {
     this.max = max;
     this.id = id;
-    this.contracts = contracts;
-    this.paramHeaders = paramHeaders;
+    this.learner = learner;
   }
 
   @Override
@@ -82,11 +74,7 @@ final class LearningTap implements BodyTap, AsyncListener {
 
   private void learn(RpcOutcome o) {
     if (o instanceof RpcOutcome.Result r) {
-      try {
-        ToolListing.learn(MAPPER.readTree(r.result()), contracts, paramHeaders);
-      } catch (IOException e) {
-        // Not a tools/list result Tally understands: nothing learned.
-      }
+      learner.result(r.result());
     }
   }
 }

@@ -1,17 +1,16 @@
 package dev.tally.filter;
 
 import dev.tally.core.actor.ActorResolver;
-import dev.tally.core.actor.ActorResolvers;
-import dev.tally.core.audit.AuditTrail;
-import dev.tally.core.canonical.Jcs;
+import dev.tally.core.call.Admission;
+import dev.tally.core.call.CallIntake;
 import dev.tally.core.config.ConfigOverrides;
-import dev.tally.core.config.KeySource;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.GateOptions;
-import dev.tally.core.mcp.ToolParamHeaders;
+import dev.tally.core.mcp.WireJson;
+import dev.tally.core.runtime.TallyRuntime;
 import dev.tally.core.store.ExecutionStore;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -26,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Enumeration;
 import java.util.Objects;
-import java.util.UUID;
 
 /**
  * Tally as a Jakarta Servlet 6 filter: map it to the MCP endpoint and every side-effecting {@code
@@ -37,9 +35,14 @@ import java.util.UUID;
  * its init-params (see {@link FilterSettings}); embedded servers use {@link #builder()}. A
  * dispatched call reaches the servlet with {@code Idempotency-Key: <execution id>}, the request
  * attribute {@value #EXECUTION_ID_ATTRIBUTE} and {@code params._meta["dev.tally/executionId"]}. On
- * a journal store it opens, the filter keeps the audit journals beside it (sibling directory {@code
- * audit/}, as {@code tally serve} does, with {@code filter.target} as the target; check them with
- * {@code tally audit verify}). A store handed to the {@link #builder()} gets none.
+ * a journal store it opens, the filter keeps the audit journals where {@code tally serve} does
+ * ({@link TallyRuntime#auditDir}, with {@code filter.target} as the target; check them with {@code
+ * tally audit verify}). Any store on the class path opens by its {@code store} string ({@code
+ * postgres://…} with {@code dev.tally:tally-store-postgres}). A store handed to the {@link
+ * #builder()} gets no audit journals.
+ *
+ * <p>The request path is {@link FilterEngine}'s: a servlet shell over core's one pipeline, the same
+ * rules as the sidecar.
  */
 public final class TallyFilter implements Filter {
   private static final System.Logger LOG = System.getLogger(TallyFilter.class.getName());
@@ -51,19 +54,14 @@ public final class TallyFilter implements Filter {
   public static final String CONFIG_PARAM = "tally.config";
 
   private volatile FilterEngine engine;
-  private volatile ExecutionStore store;
-  private AutoCloseable owned;
-  private AuditTrail audit = AuditTrail.none();
+  private volatile TallyRuntime runtime;
 
   /** A filter that configures itself from its init-params in {@link #init(FilterConfig)}. */
   public TallyFilter() {}
 
-  private TallyFilter(
-      FilterEngine engine, ExecutionStore store, AutoCloseable owned, AuditTrail audit) {
+  private TallyFilter(FilterEngine engine, TallyRuntime runtime) {
     this.engine = engine;
-    this.store = store;
-    this.owned = owned;
-    this.audit = audit;
+    this.runtime = runtime;
   }
 
   /** A builder for embedded servers. */
@@ -78,10 +76,7 @@ public final class TallyFilter implements Filter {
     }
     try {
       TallyFilter built = builder().config(load(config)).build();
-      // Plain fields first: the volatile writes after them publish them to other threads.
-      this.owned = built.owned;
-      this.audit = built.audit;
-      this.store = built.store;
+      this.runtime = built.runtime;
       this.engine = built.engine;
     } catch (RuntimeException e) {
       throw new ServletException("tally filter: " + e.getMessage(), e);
@@ -132,36 +127,24 @@ public final class TallyFilter implements Filter {
    *     {@code "audit journal cannot write (…)"}, or null
    */
   public String notReadyReason() {
-    ExecutionStore s = store;
-    if (engine == null || s == null) {
+    TallyRuntime r = runtime;
+    if (engine == null || r == null) {
       return "not initialized";
     }
-    if (!s.isWritable()) {
-      return "store not writable";
-    }
-    String audited = audit.problem();
-    return audited == null ? null : "audit journal cannot write (" + audited + ")";
+    return r.notReadyReason();
   }
 
   /** The gate this filter asks (for tests and operators). */
   public Gate gate() {
-    return engine.gate();
+    return runtime.gate();
   }
 
   @Override
   public void destroy() {
-    FilterEngine e = engine;
-    if (e != null) {
-      e.gate().close();
+    TallyRuntime r = runtime;
+    if (r != null) {
+      r.close();
     }
-    if (owned != null) {
-      try {
-        owned.close();
-      } catch (Exception ex) {
-        // Closing on shutdown: nothing more to do with a store that fails to close.
-      }
-    }
-    audit.close(); // after the store: its last group commit still writes entries
   }
 
   /** Builds a {@link TallyFilter}; every part has a default except where noted. */
@@ -243,34 +226,33 @@ public final class TallyFilter implements Filter {
      */
     public TallyFilter build() {
       FilterSettings fs = settings != null ? settings : FilterSettings.from(config);
-      KeyRing k = keys != null ? keys : loadKeys();
-      ExecutionStore s = store;
-      AutoCloseable owned = null;
-      AuditTrail audit = AuditTrail.none();
-      if (s == null) {
-        AuditTrail.Opened opened =
-            AuditTrail.openStore(
-                config,
-                repair -> Stores.open(config, clock, repair),
-                fs.target(),
-                clock,
-                Builder::log);
-        s = opened.store();
-        audit = opened.trail();
-        owned = s;
+      TallyRuntime.Builder b =
+          TallyRuntime.builder(config)
+              .target(fs.target())
+              .owner(TallyRuntime.owner("filter"))
+              .clock(clock)
+              .log(Builder::log);
+      if (store != null) {
+        b.store(store);
       }
-      ContractRegistry c = contracts != null ? contracts : config.tools().newRegistry();
-      ActorResolver a = actors != null ? actors : ActorResolvers.from(config.actor(), k);
-      GateOptions o =
-          gateOptions != null ? gateOptions : config.gateOptions("filter-" + UUID.randomUUID());
-      Gate gate =
-          Gate.create(o, s, c, k, a, Jcs.create(config.limits().canonical()), clock, audit.sink());
+      if (keys != null) {
+        b.keys(keys);
+      }
+      if (contracts != null) {
+        b.contracts(contracts);
+      }
+      if (actors != null) {
+        b.actors(actors);
+      }
+      if (gateOptions != null) {
+        b.gateOptions(gateOptions);
+      }
+      TallyRuntime runtime = b.open();
+      WireJson json = WireJson.create(config.limits().maxJsonDepth());
+      CallIntake intake = CallIntake.create(Admission.of(runtime.gate()), json, fs.target());
       return new TallyFilter(
-          new FilterEngine(gate, fs, ToolParamHeaders.create()), s, owned, audit);
-    }
-
-    private KeyRing loadKeys() {
-      return KeySource.resolve(config, clock, Builder::log);
+          new FilterEngine(intake, json, fs, runtime.gate().options().idempotencyHeader()),
+          runtime);
     }
 
     private static void log(String line) {

@@ -57,8 +57,8 @@ class FilterRegistrationIT {
       app.close();
     }
 
-    // The journal store the filter opened has its audit journals beside it, as tally serve's.
-    Path audit = dir.resolve("audit");
+    // The journal store the filter opened has its audit journals inside it, as tally serve's.
+    Path audit = dir.resolve("journal").resolve("audit");
     AuditVerification verified = AuditVerifier.create().verify(audit, Optional.empty());
     assertThat(verified.outcome()).isEqualTo(AuditVerification.Outcome.OK);
     String timeline = AuditTimeline.render(audit, Optional.of(executionId));

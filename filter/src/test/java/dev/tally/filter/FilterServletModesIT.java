@@ -62,12 +62,15 @@ class FilterServletModesIT {
 
   @ParameterizedTest(name = "async={0}")
   @ValueSource(booleans = {false, true})
-  void replayIsJsonWhenTheClientAcceptsOnlyJson(boolean async) throws Exception {
+  void replayIsJsonWhenTheClientDoesNotNameTheEventStream(boolean async) throws Exception {
     app = new MiniApp(async, FilterSettings.defaults());
     RawMcp raw = new RawMcp(app.endpoint);
     String message = "only-json-" + UUID.randomUUID();
     Map<String, String> h =
-        Map.of("Idempotency-Key", "k-" + UUID.randomUUID(), "Accept", "application/json");
+        // Both types must be accepted (the transport's rule, as in the sidecar); a wildcard admits
+        // the event stream without naming it.
+        Map.of(
+            "Idempotency-Key", "k-" + UUID.randomUUID(), "Accept", "application/json, */*;q=0.5");
 
     raw.post(RawMcp.toolCall("write", message).toString(), h);
     HttpResponse<String> second = raw.post(RawMcp.toolCall("write", message).toString(), h);

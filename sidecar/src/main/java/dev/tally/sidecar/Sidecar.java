@@ -1,10 +1,10 @@
 package dev.tally.sidecar;
 
+import dev.tally.core.call.Admission;
 import dev.tally.core.gate.Gate;
-import dev.tally.sidecar.internal.proxy.Admission;
+import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.proxy.McpListener;
-import dev.tally.sidecar.internal.proxy.Proxy;
-import dev.tally.sidecar.internal.proxy.Upstream;
+import dev.tally.sidecar.internal.upstream.Upstream;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,12 +30,16 @@ public final class Sidecar {
   private final Vertx vertx;
   private final String deployment;
   private final List<McpListener> listeners;
-  private final Proxy proxy;
+  private final ProxyContext proxy;
   private final long sweepTimer;
   private Future<Void> closed;
 
   private Sidecar(
-      Vertx vertx, String deployment, List<McpListener> listeners, Proxy proxy, long sweepTimer) {
+      Vertx vertx,
+      String deployment,
+      List<McpListener> listeners,
+      ProxyContext proxy,
+      long sweepTimer) {
     this.vertx = vertx;
     this.deployment = deployment;
     this.listeners = listeners;
@@ -63,7 +67,7 @@ public final class Sidecar {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(admission, "admission");
-    Proxy proxy = Proxy.create(options, admission, null, clock);
+    ProxyContext proxy = ProxyContext.create(options, admission, clock);
     int instances = options.effectiveEventLoops();
     int perLoop = Math.max(1, (options.upstreamMaxConnections() + instances - 1) / instances);
     int port =

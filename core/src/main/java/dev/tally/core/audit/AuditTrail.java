@@ -1,7 +1,5 @@
 package dev.tally.core.audit;
 
-import dev.tally.core.config.StoreConfig;
-import dev.tally.core.config.TallyConfig;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import java.nio.file.Path;
@@ -13,10 +11,10 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The audit journals of a running Tally, sidecar or servlet filter (ARCHITECTURE.md §9): beside a
- * journal store, in the sibling directory {@code audit/}; none for the throwaway memory store (nor
- * for PostgreSQL, whose rows are the record). The activity entry of a transition is durable before
- * the transition is reported: it rides in the journal store's group commit ({@link
+ * The audit journals of a running Tally, sidecar or servlet filter (ARCHITECTURE.md §9), in the
+ * directory the runtime chose for a journal store; none for the throwaway memory store (nor for
+ * PostgreSQL, whose rows are the record). The activity entry of a transition is durable before the
+ * transition is reported: it rides in the journal store's group commit ({@link
  * AuditCommitObserver}), and is rewritten from there at start if a power loss took it from the
  * audit file ({@link #repair}). Retry and session entries, and checkpoints that fall due, are made
  * durable by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per journal), never on an
@@ -51,18 +49,19 @@ public final class AuditTrail implements AutoCloseable {
   public record Opened(ExecutionStore store, AuditTrail trail) {}
 
   /**
-   * Opens {@code config}'s store with {@code opener}, which gets the {@link #repair} to hand the
-   * journal store (null for other stores); logs what the repair restored, if anything; opens the
-   * audit journals ({@link #open(TallyConfig, String, Clock, Consumer)}) and wraps the store. On a
-   * failure everything opened here is closed again.
+   * Opens a store with {@code opener}, which gets the {@link AuditRepair} of {@code dir} to hand a
+   * journal store ({@code null} when {@code dir} is: no audit journals); logs what the repair
+   * restored, if anything; opens the audit journals in {@code dir} and wraps the store. On a
+   * failure everything opened here is closed again. {@code target} names what the calls reach (the
+   * sidecar's upstream, the filter's application) in every activity entry.
    */
   public static Opened openStore(
-      TallyConfig config,
+      Path dir,
       Function<AuditRepair, ExecutionStore> opener,
       String target,
       Clock clock,
       Consumer<String> log) {
-    AuditRepair repair = repair(config);
+    AuditRepair repair = dir == null ? null : AuditRepair.of(dir);
     ExecutionStore raw;
     try {
       raw = opener.apply(repair);
@@ -75,12 +74,12 @@ public final class AuditTrail implements AutoCloseable {
     AuditTrail trail = none();
     try {
       if (repair != null) {
-        String repaired = repair.finish().describe(directory(config));
+        String repaired = repair.finish().describe(dir);
         if (repaired != null) {
           log.accept(repaired);
         }
+        trail = open(dir, target, clock, log);
       }
-      trail = open(config, target, clock, log);
       return new Opened(trail.wrap(raw), trail);
     } catch (RuntimeException e) {
       raw.close();
@@ -94,37 +93,13 @@ public final class AuditTrail implements AutoCloseable {
     return new AuditTrail(null);
   }
 
-  /**
-   * Opens the audit journals of {@code config}'s store (none unless it is a journal store). {@code
-   * target} names what the calls reach (the sidecar's upstream, the filter's application) in every
-   * activity entry; {@code log} gets one line naming the directory.
-   */
-  public static AuditTrail open(
-      TallyConfig config, String target, Clock clock, Consumer<String> log) {
-    if (config.store().kind() != StoreConfig.Kind.JOURNAL) {
-      return new AuditTrail(null);
-    }
-    Path dir = directory(config);
+  /** Opens the audit journals in {@code dir}; {@code log} gets one line naming the directory. */
+  public static AuditTrail open(Path dir, String target, Clock clock, Consumer<String> log) {
     AuditJournals j =
         AuditJournals.open(dir, AuditOptions.defaults().withClock(clock).withTarget(target));
     log.accept(
         "tally: audit journals in " + dir + " (verify with: tally audit verify " + dir + ")");
     return new AuditTrail(j);
-  }
-
-  /** Where the audit journals of a journal store live: the sibling directory {@code audit/}. */
-  public static Path directory(TallyConfig config) {
-    return config.store().journalDir().toAbsolutePath().resolveSibling("audit");
-  }
-
-  /**
-   * What rewrites the audit entries a power loss took, from the store's journal while it opens
-   * (before {@link #open}); null for a store without audit journals.
-   */
-  public static AuditRepair repair(TallyConfig config) {
-    return config.store().kind() == StoreConfig.Kind.JOURNAL
-        ? AuditRepair.of(directory(config))
-        : null;
   }
 
   /**

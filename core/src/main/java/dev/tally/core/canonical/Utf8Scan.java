@@ -10,12 +10,12 @@ import java.nio.ByteOrder;
  * silently. Also notes whether a backslash-u escape occurs, so string values can skip the
  * lone-surrogate check when none can exist.
  */
-final class Utf8Scan {
+public final class Utf8Scan {
   /** Valid, and no backslash-u escape occurs. */
-  static final int VALID_NO_ESCAPES = -1;
+  public static final int VALID_NO_ESCAPES = -1;
 
   /** Valid, and a backslash-u escape may occur. */
-  static final int VALID = -2;
+  public static final int VALID = -2;
 
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -30,9 +30,17 @@ final class Utf8Scan {
    * UTF-16).
    */
   static int scan(byte[] b) {
+    return scan(b, 0, b.length);
+  }
+
+  /**
+   * As {@link #scan(byte[])} for the {@code len} bytes of {@code b} from {@code off}; an invalid
+   * byte's offset is its index in {@code b}.
+   */
+  public static int scan(byte[] b, int off, int len) {
     boolean escapes = false;
-    int n = b.length;
-    int i = 0;
+    int n = off + len;
+    int i = off;
     while (i < n) {
       if (i + 8 <= n) {
         // Eight bytes at a time while they are ASCII other than NUL and backslash.
@@ -95,7 +103,15 @@ final class Utf8Scan {
 
   /** Whether {@code b} starts with a UTF-8 byte order mark. */
   static boolean startsWithBom(byte[] b) {
-    return b.length >= 3 && (b[0] & 0xff) == 0xEF && (b[1] & 0xff) == 0xBB && (b[2] & 0xff) == 0xBF;
+    return startsWithBom(b, 0, b.length);
+  }
+
+  /** Whether the {@code len} bytes of {@code b} from {@code off} start with a UTF-8 BOM. */
+  public static boolean startsWithBom(byte[] b, int off, int len) {
+    return len >= 3
+        && (b[off] & 0xff) == 0xEF
+        && (b[off + 1] & 0xff) == 0xBB
+        && (b[off + 2] & 0xff) == 0xBF;
   }
 
   private static boolean continuation(byte b) {

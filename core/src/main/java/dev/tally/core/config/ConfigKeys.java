@@ -19,6 +19,13 @@ public final class ConfigKeys {
       List.of(
           "store",
           "hmac.keyFile",
+          "journal.compactMinBytes",
+          "journal.compactRatio",
+          "journal.maxGroupDelay",
+          "journal.preallocateBytes",
+          "journal.maxBytes",
+          "memory.maxBytes",
+          "audit.dir",
           "actor.mode",
           "actor.header",
           "actor.claim",
@@ -49,6 +56,9 @@ public final class ConfigKeys {
       List.of(
           "TALLY_STORE_",
           "TALLY_HMAC_",
+          "TALLY_JOURNAL_",
+          "TALLY_MEMORY_",
+          "TALLY_AUDIT_",
           "TALLY_ACTOR_",
           "TALLY_IDEMPOTENCY_",
           "TALLY_INTENT_SCOPE_",

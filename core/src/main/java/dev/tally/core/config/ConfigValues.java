@@ -9,12 +9,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The value syntaxes shared by every configuration section: durations ({@code 500ms}, {@code 30s},
- * {@code 10m}, {@code 24h}, {@code 7d} or ISO-8601 {@code PT10M}) and byte sizes ({@code 4194304},
- * {@code 512KiB}, {@code 4MiB}, {@code 1GiB}; {@code KB}/{@code MB}/{@code GB} are powers of 1000).
+ * The value syntaxes shared by every configuration section: durations ({@code 150us}, {@code
+ * 500ms}, {@code 30s}, {@code 10m}, {@code 24h}, {@code 7d} or ISO-8601 {@code PT10M}) and byte
+ * sizes ({@code 4194304}, {@code 512KiB}, {@code 4MiB}, {@code 1GiB}; {@code KB}/{@code MB}/{@code
+ * GB} are powers of 1000).
  */
 public final class ConfigValues {
-  private static final Pattern SHORT_DURATION = Pattern.compile("(-?\\d{1,12})(ms|s|m|h|d)");
+  private static final Pattern SHORT_DURATION = Pattern.compile("(-?\\d{1,12})(ms|us|s|m|h|d)");
   private static final Pattern SIZE =
       Pattern.compile("(\\d{1,15})\\s*(b|kb|kib|mb|mib|gb|gib)?", Pattern.CASE_INSENSITIVE);
 
@@ -29,6 +30,7 @@ public final class ConfigValues {
       return Optional.of(
           switch (m.group(2)) {
             case "ms" -> Duration.ofMillis(n);
+            case "us" -> Duration.ofNanos(Math.multiplyExact(n, 1000L));
             case "s" -> Duration.ofSeconds(n);
             case "m" -> Duration.ofMinutes(n);
             case "h" -> Duration.ofHours(n);

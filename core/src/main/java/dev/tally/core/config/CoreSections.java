@@ -155,6 +155,46 @@ final class CoreSections {
     return file == null ? HmacConfig.DEFAULT : new HmacConfig(Path.of(file));
   }
 
+  /** The {@code journal}, {@code memory} and {@code audit} sections. */
+  static StorageConfig storage(ConfigSection journal, ConfigSection memory, ConfigSection audit) {
+    StorageConfig d = StorageConfig.DEFAULT;
+    journal.allowKeys(
+        "compactMinBytes", "compactRatio", "maxGroupDelay", "preallocateBytes", "maxBytes");
+    long compactMin =
+        journal.bytes("compactMinBytes", d.journalCompactMinBytes(), 0, Long.MAX_VALUE);
+    double ratio = d.journalCompactRatio();
+    if (journal.has("compactRatio")) {
+      JsonNode v = journal.raw("compactRatio");
+      double r = Double.NaN;
+      try {
+        r = v.isNumber() ? v.asDouble() : Double.parseDouble(v.asText().strip());
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      if (r >= 1.0 && !Double.isInfinite(r)) {
+        ratio = r;
+      } else {
+        journal.problem("compactRatio", v, "a number of at least 1");
+      }
+    }
+    Duration delay =
+        journal.duration(
+            "maxGroupDelay", d.journalMaxGroupDelay(), Duration.ZERO, Duration.ofSeconds(1));
+    long prealloc =
+        journal.bytes(
+            "preallocateBytes",
+            d.journalPreallocateBytes(),
+            0,
+            dev.tally.core.store.journal.JournalOptions.MAX_PREALLOCATE_BYTES);
+    long maxBytes = journal.bytes("maxBytes", d.journalMaxBytes(), 0, Long.MAX_VALUE);
+    memory.allowKeys("maxBytes");
+    long memoryMax = memory.bytes("maxBytes", d.memoryMaxBytes(), 1, Long.MAX_VALUE);
+    audit.allowKeys("dir");
+    String dir = audit.string("dir", null, CoreSections::isPath, "a directory path");
+    return new StorageConfig(
+        compactMin, ratio, delay, prealloc, maxBytes, memoryMax, dir == null ? null : Path.of(dir));
+  }
+
   static StoreConfig store(ConfigSection root) {
     if (!root.has("store")) {
       return StoreConfig.DEFAULT;

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.tally.core.actor.ActorConfig;
-import dev.tally.core.gate.GateOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -49,6 +48,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  * @param lease the lease of dispatched executions
  * @param hmac where the fingerprint keys come from
  * @param store which execution store
+ * @param storage how the embedded stores and the audit journals are tuned and placed
  * @param adapters the raw adapter sections
  */
 public record TallyConfig(
@@ -61,6 +61,7 @@ public record TallyConfig(
     LeaseConfig lease,
     HmacConfig hmac,
     StoreConfig store,
+    StorageConfig storage,
     AdapterSections adapters) {
 
   public static final int VERSION = 1;
@@ -76,7 +77,10 @@ public record TallyConfig(
           "limits",
           "lease",
           "hmac",
-          "store");
+          "store",
+          "journal",
+          "memory",
+          "audit");
 
   /** Larger configuration files are refused. */
   public static final int MAX_FILE_BYTES = 1 << 20;
@@ -93,6 +97,7 @@ public record TallyConfig(
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(hmac, "hmac");
     Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(storage, "storage");
     Objects.requireNonNull(adapters, "adapters");
   }
 
@@ -108,6 +113,7 @@ public record TallyConfig(
         LeaseConfig.DEFAULT,
         HmacConfig.DEFAULT,
         StoreConfig.DEFAULT,
+        StorageConfig.DEFAULT,
         AdapterSections.NONE);
   }
 
@@ -178,6 +184,8 @@ public record TallyConfig(
     LeaseConfig lease = CoreSections.lease(r.section("lease"));
     HmacConfig hmac = CoreSections.hmac(r.section("hmac"));
     StoreConfig store = CoreSections.store(r);
+    StorageConfig storage =
+        CoreSections.storage(r.section("journal"), r.section("memory"), r.section("audit"));
     Map<String, JsonNode> adapters = new LinkedHashMap<>();
     for (String name : AdapterSections.NAMES) {
       if (r.has(name)) {
@@ -200,19 +208,8 @@ public record TallyConfig(
         lease,
         hmac,
         store,
+        storage,
         AdapterSections.of(adapters));
-  }
-
-  /** The gate options these settings imply, for the instance {@code owner}. */
-  public GateOptions gateOptions(String owner) {
-    return new GateOptions(
-        owner,
-        lease.duration(),
-        lease.heartbeat(),
-        idempotency.argument(),
-        idempotency.header(),
-        intentScope.header(),
-        "");
   }
 
   private static ObjectNode readTree(String yaml, String source) {

@@ -10,7 +10,9 @@ import dev.tally.core.canonical.Jcs;
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.fingerprint.KeyRing;
-import dev.tally.core.mcp.McpRequestHeaders;
+import dev.tally.core.mcp.McpNames;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.TallyError;
 
 /**
  * Derives a call's {@link Identity} (ARCHITECTURE.md §6 step 1 and §3): actor, idempotency key,
@@ -129,7 +131,7 @@ final class CallAnalyzer {
    * agent run (an explicit intent scope), else null.
    */
   static SessionRef sessionOf(ToolCall call, String scope) {
-    String mcp = call.headers().get(McpRequestHeaders.SESSION_ID);
+    String mcp = call.headers().get(HeaderNames.SESSION_ID);
     if (mcp != null && !mcp.isEmpty()) {
       return SessionRef.mcpSession(mcp);
     }
@@ -141,13 +143,13 @@ final class CallAnalyzer {
   private String intentScope(ToolCall call) throws InvalidInput {
     String scope = call.headers().get(options.intentScopeHeader());
     if (scope == null && call.meta() != null) {
-      JsonNode v = call.meta().get(GateOptions.INTENT_SCOPE_META);
+      JsonNode v = call.meta().get(McpNames.MetaKeys.INTENT_SCOPE);
       if (v != null && !v.isNull()) {
         if (!v.isTextual()) {
           throw new InvalidInput(
               TallyError.Code.INVALID_INTENT_SCOPE,
               "params._meta[\""
-                  + GateOptions.INTENT_SCOPE_META
+                  + McpNames.MetaKeys.INTENT_SCOPE
                   + "\"]: expected a string of 1-"
                   + MAX_KEY_CHARS
                   + " characters");

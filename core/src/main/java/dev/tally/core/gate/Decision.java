@@ -2,6 +2,8 @@ package dev.tally.core.gate;
 
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.execution.Execution;
+import dev.tally.core.mcp.TallyCode;
+import dev.tally.core.mcp.TallyError;
 import java.util.concurrent.CompletionStage;
 
 /**

@@ -15,7 +15,8 @@ import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
-import dev.tally.core.mcp.McpRequestHeaders;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.TallyError;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -67,52 +68,81 @@ public final class Gate implements AutoCloseable {
     this.matcher = new Matcher(this, store, keys, clock);
   }
 
-  /** A gate with canonicalization at its default limits; close it to stop its heartbeats. */
-  public static Gate create(
-      GateOptions options,
-      ExecutionStore store,
-      ContractRegistry contracts,
-      KeyRing keys,
-      ActorResolver actors,
-      Clock clock) {
-    return create(options, store, contracts, keys, actors, Jcs.create(), clock);
-  }
-
-  /** A gate over {@code store}; close it to stop its lease heartbeats. */
-  public static Gate create(
-      GateOptions options,
-      ExecutionStore store,
-      ContractRegistry contracts,
-      KeyRing keys,
-      ActorResolver actors,
-      Jcs jcs,
-      Clock clock) {
-    return create(options, store, contracts, keys, actors, jcs, clock, AuditSink.noop());
-  }
-
   /**
-   * A gate that also reports calls answered from an existing execution (attach, replay, …) to
-   * {@code audit}; transitions themselves are reported by the store (see {@link
-   * dev.tally.core.audit.AuditedExecutionStore}).
+   * A builder for a gate over {@code store} that fingerprints with {@code keys}; every other part
+   * has a default. Close the gate to stop its lease heartbeats.
    */
-  public static Gate create(
-      GateOptions options,
-      ExecutionStore store,
-      ContractRegistry contracts,
-      KeyRing keys,
-      ActorResolver actors,
-      Jcs jcs,
-      Clock clock,
-      AuditSink audit) {
-    Objects.requireNonNull(audit, "audit");
-    Objects.requireNonNull(options, "options");
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(contracts, "contracts");
-    Objects.requireNonNull(keys, "keys");
-    Objects.requireNonNull(actors, "actors");
-    Objects.requireNonNull(jcs, "jcs");
-    Objects.requireNonNull(clock, "clock");
-    return new Gate(options, store, contracts, keys, actors, jcs, clock, audit);
+  public static Builder builder(ExecutionStore store, KeyRing keys) {
+    return new Builder(store, keys);
+  }
+
+  /** Builds a {@link Gate}; required parts first, the rest with defaults named per setter. */
+  public static final class Builder {
+    private final ExecutionStore store;
+    private final KeyRing keys;
+    private GateOptions options;
+    private ContractRegistry contracts = ContractRegistry.defaults();
+    private ActorResolver actors;
+    private Jcs jcs = Jcs.create();
+    private Clock clock = Clock.systemUTC();
+    private AuditSink audit = AuditSink.noop();
+
+    private Builder(ExecutionStore store, KeyRing keys) {
+      this.store = Objects.requireNonNull(store, "store");
+      this.keys = Objects.requireNonNull(keys, "keys");
+    }
+
+    /** Options (default {@link GateOptions#defaults} with a random owner id). */
+    public Builder options(GateOptions o) {
+      this.options = Objects.requireNonNull(o, "options");
+      return this;
+    }
+
+    /** Tool contracts (default {@link ContractRegistry#defaults()}). */
+    public Builder contracts(ContractRegistry c) {
+      this.contracts = Objects.requireNonNull(c, "contracts");
+      return this;
+    }
+
+    /** Who is calling (default: a keyed hash of the {@code Authorization} credential). */
+    public Builder actors(ActorResolver a) {
+      this.actors = Objects.requireNonNull(a, "actors");
+      return this;
+    }
+
+    /** Canonicalization (default {@link Jcs#create()}: the default limits). */
+    public Builder jcs(Jcs j) {
+      this.jcs = Objects.requireNonNull(j, "jcs");
+      return this;
+    }
+
+    /** The clock of windows, leases and timelines (default the system UTC clock). */
+    public Builder clock(Clock c) {
+      this.clock = Objects.requireNonNull(c, "clock");
+      return this;
+    }
+
+    /**
+     * Where calls answered from an existing execution (attach, replay, …) and sessions are reported
+     * (default none); transitions themselves are reported by the store (see {@link
+     * dev.tally.core.audit.AuditedExecutionStore}).
+     */
+    public Builder audit(AuditSink a) {
+      this.audit = Objects.requireNonNull(a, "audit");
+      return this;
+    }
+
+    public Gate build() {
+      GateOptions o =
+          options != null
+              ? options
+              : GateOptions.defaults("gate-" + java.util.UUID.randomUUID().toString());
+      ActorResolver a =
+          actors != null
+              ? actors
+              : dev.tally.core.actor.ActorResolvers.tokenHash("Authorization", keys);
+      return new Gate(o, store, contracts, keys, a, jcs, clock, audit);
+    }
   }
 
   /**
@@ -145,7 +175,7 @@ public final class Gate implements AutoCloseable {
               id.actor(),
               null,
               null,
-              call.headers().get(McpRequestHeaders.PROTOCOL_VERSION),
+              call.headers().get(HeaderNames.PROTOCOL_VERSION),
               clock.instant()));
     }
     // Reported here only: the matcher's decision, however many races it took, is one answer.
@@ -277,6 +307,16 @@ public final class Gate implements AutoCloseable {
 
   public ContractRegistry contracts() {
     return contracts;
+  }
+
+  /**
+   * Whether a call of {@code tool} passes straight through, unrecorded: its contract (by
+   * configuration, then learned annotations, then the default) is {@code read_only}. The one
+   * decision behind both {@link #admit}'s {@link Decision.PassThrough} and the adapters' fast path
+   * that skips reading such a call whole.
+   */
+  public boolean passesThrough(String tool) {
+    return contracts.resolve(tool).isReadOnly();
   }
 
   public ExecutionStore store() {

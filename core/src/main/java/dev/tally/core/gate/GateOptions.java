@@ -28,7 +28,6 @@ public record GateOptions(
   public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(10);
   public static final String DEFAULT_IDEMPOTENCY_HEADER = "Idempotency-Key";
   public static final String DEFAULT_INTENT_SCOPE_HEADER = "Tally-Intent-Scope";
-  public static final String INTENT_SCOPE_META = "dev.tally/intentScope";
 
   public GateOptions {
     Objects.requireNonNull(owner, "owner");

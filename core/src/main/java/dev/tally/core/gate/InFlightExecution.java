@@ -7,6 +7,7 @@ import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.RpcError;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.mcp.AnswerClassifier;
 import dev.tally.core.store.ExecutionStore;
 import java.time.Clock;
 import java.time.Instant;
@@ -19,13 +20,6 @@ import java.util.function.Function;
  * execution so that each compare-and-set sees the version the previous one produced.
  */
 final class InFlightExecution implements InFlight {
-  /**
-   * JSON-RPC errors that prove the tool never ran: parse, invalid request, no method, bad params.
-   */
-  static boolean provesNoEffect(int rpcCode) {
-    return rpcCode == -32700 || rpcCode == -32600 || rpcCode == -32601 || rpcCode == -32602;
-  }
-
   private final ExecutionStore store;
   private final Clock clock;
   private final ToolContract contract;
@@ -90,7 +84,9 @@ final class InFlightExecution implements InFlight {
   @Override
   public CompletionStage<Execution> rpcError(int httpStatus, RpcError error) {
     ExecutionState to =
-        provesNoEffect(error.code()) ? ExecutionState.FAILED : ExecutionState.COMPLETED;
+        AnswerClassifier.provesNoEffect(error.code())
+            ? ExecutionState.FAILED
+            : ExecutionState.COMPLETED;
     return settle(
         e ->
             Transition.to(e, to, now())

@@ -7,6 +7,7 @@ import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.Transition;
 import dev.tally.core.fingerprint.Fingerprint;
 import dev.tally.core.fingerprint.KeyRing;
+import dev.tally.core.mcp.TallyCode;
 import dev.tally.core.store.Claim;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.StoreException;

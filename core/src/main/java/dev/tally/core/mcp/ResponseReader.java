@@ -21,8 +21,7 @@ final class ResponseReader {
    *
    * @param id the {@code id}, or {@code null}
    * @param hasMethod the message has a {@code method} (a request or notification, not a response)
-   * @param resultStart offset of the result object's {@code '{'} (chars for text input, bytes for
-   *     byte input), or -1
+   * @param resultStart byte offset of the result object's {@code '{'}, or -1
    * @param resultEnd offset just past the result object's {@code '}'}
    */
   record Message(
@@ -36,19 +35,13 @@ final class ResponseReader {
 
   private ResponseReader() {}
 
-  static Message read(String text) throws IOException {
-    try (JsonParser p = FACTORY.createParser(text)) {
-      return read(p, true);
-    }
-  }
-
   static Message read(byte[] b, int len) throws IOException {
     try (JsonParser p = FACTORY.createParser(b, 0, len)) {
-      return read(p, false);
+      return read(p);
     }
   }
 
-  private static Message read(JsonParser p, boolean chars) throws IOException {
+  private static Message read(JsonParser p) throws IOException {
     if (p.nextToken() != JsonToken.START_OBJECT) {
       return null;
     }
@@ -74,7 +67,7 @@ final class ResponseReader {
             p.skipChildren();
             continue;
           }
-          start = offset(p.currentTokenLocation(), chars);
+          start = (int) p.currentTokenLocation().getByteOffset();
           while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken fv = p.nextToken();
@@ -85,7 +78,7 @@ final class ResponseReader {
             }
             p.skipChildren();
           }
-          end = offset(p.currentLocation(), chars);
+          end = (int) p.currentLocation().getByteOffset();
         }
         default -> p.skipChildren();
       }
@@ -96,9 +89,5 @@ final class ResponseReader {
   private static JsonNode skip(JsonParser p) throws IOException {
     p.skipChildren();
     return null;
-  }
-
-  private static int offset(com.fasterxml.jackson.core.JsonLocation l, boolean chars) {
-    return (int) (chars ? l.getCharOffset() : l.getByteOffset());
   }
 }

@@ -3,9 +3,7 @@ package dev.tally.core.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.execution.RpcError;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -51,25 +49,14 @@ public final class RpcResponseWatcher {
     if (maxBytes <= 0) {
       throw new IllegalArgumentException("maxBytes: " + maxBytes + " (expected: > 0)");
     }
-    String mt = mediaType(contentType);
-    if (mt.equals("text/event-stream")) {
+    String mt = MediaTypes.essence(contentType);
+    if (mt.equals(MediaTypes.SSE)) {
       return new RpcResponseWatcher(expectedId, onOutcome, true, maxBytes);
     }
-    if (mt.equals("application/json") || mt.endsWith("+json")) {
+    if (mt.equals(MediaTypes.JSON) || mt.endsWith("+json")) {
       return new RpcResponseWatcher(expectedId, onOutcome, false, maxBytes);
     }
     return null;
-  }
-
-  /** The media type of a {@code Content-Type} value, lower-cased, without parameters. */
-  public static String mediaType(String contentType) {
-    if (contentType == null) {
-      return "";
-    }
-    int semi = contentType.indexOf(';');
-    return (semi < 0 ? contentType : contentType.substring(0, semi))
-        .trim()
-        .toLowerCase(Locale.ROOT);
   }
 
   /** Bytes of the response body, in order. */
@@ -129,20 +116,10 @@ public final class RpcResponseWatcher {
       overflowed = true;
       return;
     }
-    if (!e.type().equals(SseFrames.MESSAGE) || e.data().isEmpty()) {
+    if (!e.typeOrDefault().equals("message") || !e.hasData()) {
       return;
     }
-    String data = e.data();
-    try {
-      ResponseReader.Message m = ResponseReader.read(data);
-      if (m != null && m.resultStart() >= 0) {
-        accept(m, data.substring(m.resultStart(), m.resultEnd()).getBytes(StandardCharsets.UTF_8));
-      } else {
-        accept(m, null);
-      }
-    } catch (IOException | RuntimeException ex) {
-      // Not JSON, or not JSON-RPC: not the answer.
-    }
+    examine(e.data(), e.data().length);
   }
 
   private void examine(byte[] b, int len) {
@@ -174,14 +151,6 @@ public final class RpcResponseWatcher {
     } catch (IOException | RuntimeException ex) {
       // Not JSON, or not JSON-RPC: not the answer.
       return null;
-    }
-  }
-
-  private void accept(ResponseReader.Message m, byte[] result) {
-    RpcOutcome o = toOutcome(m, result, expectedId);
-    if (o != null) {
-      outcome = o;
-      onOutcome.accept(o);
     }
   }
 

@@ -6,35 +6,46 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * An incremental {@code text/event-stream} parser: bytes go in as they arrive, in chunks split
- * anywhere, and each complete event comes out to the consumer once its blank line is seen. Not
- * thread-safe; one parser per stream.
+ * The one incremental {@code text/event-stream} parser of both adapters: feed it byte chunks split
+ * anywhere, it calls the sink once per event. Not thread-safe; one instance per stream.
  *
- * <p>Implementation note: follows the WHATWG HTML "Parsing an event stream" algorithm: lines end in
- * CR, LF or CRLF (a CR at the end of one chunk and the LF at the start of the next are one line
- * end); a leading UTF-8 BOM is skipped; {@code data} lines are joined with LF; an event with no
- * data is not dispatched; {@code id} containing NUL is ignored; comments and unknown fields are
- * ignored. Lines are kept as bytes and decoded as UTF-8 only once complete, which is safe because
- * CR and LF never occur inside a multi-byte UTF-8 sequence. Data beyond {@code maxEventBytes} is
- * dropped and the event is marked {@link SseEvent#truncated()}, so a hostile stream cannot grow the
- * buffer without bound.
+ * <p>Implementation note: follows the WHATWG HTML "event stream interpretation" rules: lines end in
+ * CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the next are one line
+ * end); a leading UTF-8 BOM is skipped; {@code field: value} drops one space after the colon; lines
+ * starting with a colon are comments; {@code id} values containing NUL are ignored; {@code retry}
+ * must be ASCII digits. Two departures, both for a relay: an event is dispatched on a blank line
+ * when any of {@code data}, {@code id} or {@code retry} was seen (so a priming event, an id with
+ * empty data, and a {@code retry} field reach the relay, which browsers would only absorb), and the
+ * {@code id} of each event is reported as that event's own, not as the stream's last id.
+ *
+ * <p>Overflow policy (one for every consumer): an event whose lines exceed {@code maxEventBytes} is
+ * not buffered beyond the limit; when it ends it is dispatched once with empty data and {@link
+ * SseEvent#truncated()} set, and the stream goes on. A consumer that relays decides whether that
+ * ends the stream; an observer notes that it may have missed a message. A hostile stream therefore
+ * never makes the parser hold more than about {@code maxEventBytes}.
  */
 public final class SseParser {
-  /** Default cap on one event's data, in bytes. */
-  public static final int DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
+  private static final byte CR = '\r';
+  private static final byte LF = '\n';
+  private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
   private final Consumer<SseEvent> sink;
   private final int maxEventBytes;
+
   private byte[] line = new byte[256];
-  private int lineLen;
-  private boolean lineOverflow;
+  private int lineLength;
+  private byte[] data = new byte[256];
+  private int dataLength;
+  private boolean sawField;
+  private String id;
+  private String type;
+  private long retry = -1;
+  private int eventBytes;
+  private boolean overflow;
+  private boolean lineBytes;
+  private boolean sawData;
   private boolean lastWasCr;
-  private boolean bomChecked;
-  private final StringBuilder data = new StringBuilder();
-  private int dataBytes;
-  private boolean hasData;
-  private boolean truncated;
-  private String event;
+  private int bomMatched;
   private String lastId;
 
   private SseParser(Consumer<SseEvent> sink, int maxEventBytes) {
@@ -42,7 +53,9 @@ public final class SseParser {
     this.maxEventBytes = maxEventBytes;
   }
 
-  /** A parser that hands each complete event to {@code sink}. */
+  /**
+   * A parser that hands each event to {@code sink}, bounding one event to {@code maxEventBytes}.
+   */
   public static SseParser create(Consumer<SseEvent> sink, int maxEventBytes) {
     Objects.requireNonNull(sink, "sink");
     if (maxEventBytes <= 0) {
@@ -51,147 +64,205 @@ public final class SseParser {
     return new SseParser(sink, maxEventBytes);
   }
 
-  /** A parser with {@link #DEFAULT_MAX_EVENT_BYTES}. */
-  public static SseParser create(Consumer<SseEvent> sink) {
-    return create(sink, DEFAULT_MAX_EVENT_BYTES);
-  }
-
-  /** Feeds {@code len} bytes at {@code off}. */
-  public void feed(byte[] b, int off, int len) {
-    Objects.checkFromIndexSize(off, len, b.length);
+  /** Consumes {@code len} bytes of {@code chunk} from {@code off}. */
+  public void feed(byte[] chunk, int off, int len) {
+    Objects.checkFromIndexSize(off, len, chunk.length);
+    int i = off;
     int end = off + len;
-    for (int i = off; i < end; i++) {
-      byte c = b[i];
-      if (c == '\n') {
+    // A leading UTF-8 BOM may itself be split across chunks.
+    while (bomMatched >= 0 && i < end) {
+      if (chunk[i] == BOM[bomMatched]) {
+        i++;
+        if (++bomMatched == BOM.length) {
+          bomMatched = -1;
+        }
+      } else {
+        for (int k = 0; k < bomMatched; k++) {
+          appendLine(BOM[k]);
+        }
+        bomMatched = -1;
+      }
+    }
+    for (; i < end; i++) {
+      byte b = chunk[i];
+      if (b == LF) {
         if (lastWasCr) {
           lastWasCr = false;
           continue;
         }
         endLine();
-      } else if (c == '\r') {
+      } else if (b == CR) {
         lastWasCr = true;
         endLine();
       } else {
         lastWasCr = false;
-        append(c);
+        appendLine(b);
       }
     }
   }
 
-  /** Feeds a whole array. */
-  public void feed(byte[] b) {
-    feed(b, 0, b.length);
+  /** Consumes a whole chunk. */
+  public void feed(byte[] chunk) {
+    feed(chunk, 0, chunk.length);
   }
 
-  /** The stream ended. A final event without its blank line is discarded, as the algorithm says. */
+  /** The stream ended. An incomplete final event is discarded, as the WHATWG algorithm requires. */
   public void end() {
-    lineLen = 0;
+    lineLength = 0;
+    lineBytes = false;
     resetEvent();
   }
 
-  /** The last event id seen on this stream, or {@code null}. */
+  /** The last non-empty event id seen on this stream (the SSE "last event ID"), or {@code null}. */
   public String lastEventId() {
     return lastId;
   }
 
-  private void append(byte c) {
-    if (lineOverflow) {
+  private void appendLine(byte b) {
+    lineBytes = true;
+    if (overflow) {
       return;
     }
-    if (lineLen == line.length) {
-      if (lineLen >= maxEventBytes + 16) {
-        lineOverflow = true;
-        return;
-      }
-      line = Arrays.copyOf(line, Math.min(lineLen * 2, maxEventBytes + 16));
+    if (++eventBytes > maxEventBytes) {
+      overflow = true;
+      lineLength = 0;
+      dataLength = 0;
+      return;
     }
-    line[lineLen++] = c;
+    if (lineLength == line.length) {
+      line = Arrays.copyOf(line, Math.min(line.length * 2, maxEventBytes + 1));
+    }
+    line[lineLength++] = b;
   }
 
   private void endLine() {
-    int start = 0;
-    if (!bomChecked) {
-      bomChecked = true;
-      if (lineLen >= 3
-          && line[0] == (byte) 0xEF
-          && line[1] == (byte) 0xBB
-          && line[2] == (byte) 0xBF) {
-        start = 3;
+    boolean blank = !lineBytes;
+    lineBytes = false;
+    if (overflow) {
+      // The rest of an oversized event is skipped up to the blank line that ends it.
+      lineLength = 0;
+      if (blank) {
+        dispatch();
       }
+      return;
     }
-    boolean overflow = lineOverflow;
-    int len = lineLen - start;
-    lineLen = 0;
-    lineOverflow = false;
-    if (len == 0) {
+    if (blank) {
       dispatch();
       return;
     }
-    if (line[start] == ':') {
-      return;
-    }
+    eventBytes++;
     int colon = -1;
-    for (int i = start; i < start + len; i++) {
-      if (line[i] == ':') {
-        colon = i;
+    for (int k = 0; k < lineLength; k++) {
+      if (line[k] == ':') {
+        colon = k;
         break;
       }
     }
-    String field;
-    int valueStart;
-    if (colon < 0) {
-      field = new String(line, start, len, StandardCharsets.UTF_8);
-      valueStart = start + len;
-    } else {
-      field = new String(line, start, colon - start, StandardCharsets.UTF_8);
-      valueStart = colon + 1;
-      if (valueStart < start + len && line[valueStart] == ' ') {
-        valueStart++;
-      }
+    if (colon == 0) {
+      lineLength = 0;
+      return;
     }
-    int valueLen = start + len - valueStart;
-    switch (field) {
-      case "data" -> {
-        if (overflow || dataBytes + valueLen + 1 > maxEventBytes) {
-          truncated = true;
-          hasData = true;
-          return;
-        }
-        data.append(new String(line, valueStart, valueLen, StandardCharsets.UTF_8)).append('\n');
-        dataBytes += valueLen + 1;
-        hasData = true;
+    int nameEnd = colon < 0 ? lineLength : colon;
+    int valueStart = colon < 0 ? lineLength : colon + 1;
+    if (valueStart < lineLength && line[valueStart] == ' ') {
+      valueStart++;
+    }
+    field(nameEnd, valueStart);
+    lineLength = 0;
+  }
+
+  private void field(int nameEnd, int valueStart) {
+    if (is("data", nameEnd)) {
+      int n = lineLength - valueStart;
+      ensureData(n + 1);
+      if (sawData) {
+        data[dataLength++] = LF;
       }
-      case "event" -> event = new String(line, valueStart, valueLen, StandardCharsets.UTF_8);
-      case "id" -> {
-        String id = new String(line, valueStart, valueLen, StandardCharsets.UTF_8);
-        if (id.indexOf('\0') < 0) {
-          lastId = id;
-        }
+      System.arraycopy(line, valueStart, data, dataLength, n);
+      dataLength += n;
+      sawData = true;
+      sawField = true;
+    } else if (is("id", nameEnd)) {
+      String v = value(valueStart);
+      if (v.indexOf('\0') < 0) {
+        id = v;
+        sawField = true;
       }
-      default -> {
-        // retry and unknown fields carry nothing an observer needs.
+    } else if (is("event", nameEnd)) {
+      type = value(valueStart);
+    } else if (is("retry", nameEnd)) {
+      long r = digits(valueStart);
+      if (r >= 0) {
+        retry = r;
+        sawField = true;
       }
     }
   }
 
+  private void ensureData(int extra) {
+    if (dataLength + extra > data.length) {
+      data = Arrays.copyOf(data, Math.max(data.length * 2, dataLength + extra));
+    }
+  }
+
+  private boolean is(String name, int nameEnd) {
+    if (nameEnd != name.length()) {
+      return false;
+    }
+    for (int k = 0; k < nameEnd; k++) {
+      if (line[k] != name.charAt(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private String value(int valueStart) {
+    return new String(line, valueStart, lineLength - valueStart, StandardCharsets.UTF_8);
+  }
+
+  private long digits(int valueStart) {
+    if (valueStart == lineLength || lineLength - valueStart > 18) {
+      return -1;
+    }
+    long v = 0;
+    for (int k = valueStart; k < lineLength; k++) {
+      byte b = line[k];
+      if (b < '0' || b > '9') {
+        return -1;
+      }
+      v = v * 10 + (b - '0');
+    }
+    return v;
+  }
+
   private void dispatch() {
-    if (!hasData) {
+    if (overflow) {
+      SseEvent e = new SseEvent(id, type, new byte[0], retry, true);
+      resetEvent();
+      sink.accept(e);
+      return;
+    }
+    if (!sawField) {
       resetEvent();
       return;
     }
-    if (data.length() > 0 && data.charAt(data.length() - 1) == '\n') {
-      data.setLength(data.length() - 1);
+    if (id != null && !id.isEmpty()) {
+      lastId = id;
     }
-    SseEvent e = new SseEvent(lastId, event, data.toString(), truncated);
+    SseEvent e = new SseEvent(id, type, Arrays.copyOf(data, dataLength), retry, false);
     resetEvent();
     sink.accept(e);
   }
 
   private void resetEvent() {
-    data.setLength(0);
-    dataBytes = 0;
-    hasData = false;
-    truncated = false;
-    event = null;
+    dataLength = 0;
+    sawData = false;
+    sawField = false;
+    type = null;
+    retry = -1;
+    eventBytes = 0;
+    overflow = false;
+    id = null;
   }
 }

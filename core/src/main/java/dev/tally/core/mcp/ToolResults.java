@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.execution.Execution;
-import dev.tally.core.gate.TallyCode;
-import dev.tally.core.gate.TallyError;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
@@ -17,12 +15,6 @@ import java.io.UncheckedIOException;
  * table of codes is in {@code docs/tool-results.md}.
  */
 public final class ToolResults {
-  /** {@code _meta} key that marks a replayed result. */
-  public static final String REPLAY_META = "dev.tally/replay";
-
-  /** {@code params._meta} key carrying the execution id to the upstream. */
-  public static final String EXECUTION_ID_META = "dev.tally/executionId";
-
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
@@ -47,7 +39,7 @@ public final class ToolResults {
       int code = execution.error() != null ? execution.error().code() : -32603;
       err.put("code", code);
       err.put("message", execution.error() != null ? execution.error().message() : "");
-      err.putObject("data").set(REPLAY_META, marker);
+      err.putObject("data").set(McpNames.MetaKeys.REPLAY, marker);
       return write(response);
     }
     JsonNode stored;
@@ -59,7 +51,7 @@ public final class ToolResults {
     ObjectNode r = stored instanceof ObjectNode o ? o : F.objectNode();
     JsonNode meta = r.get("_meta");
     ObjectNode m = meta instanceof ObjectNode mo ? mo : r.putObject("_meta");
-    m.set(REPLAY_META, marker);
+    m.set(McpNames.MetaKeys.REPLAY, marker);
     response.set("result", r);
     return write(response);
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.core.config.TallyConfig;
+import dev.tally.core.runtime.TallyRuntime;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalOptions;
@@ -16,7 +17,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Opening a store with its audit trail, as both adapters do ({@link AuditTrail#openStore}). */
+/** Opening a store with its audit trail, as the runtime does for both adapters. */
 class AuditTrailTest {
   @TempDir Path dir;
   private final List<String> log = new ArrayList<>();
@@ -27,7 +28,7 @@ class AuditTrailTest {
 
   private AuditTrail.Opened open(TallyConfig config) {
     return AuditTrail.openStore(
-        config,
+        TallyRuntime.auditDir(config),
         repair ->
             JournalExecutionStore.open(
                 JournalOptions.defaults(config.store().journalDir()), repair),
@@ -37,12 +38,13 @@ class AuditTrailTest {
   }
 
   @Test
-  void aJournalStoreGetsItsAuditJournalsBesideIt() {
+  void aJournalStoreGetsItsAuditJournalsInsideItsDirectory() {
     AuditTrail.Opened opened = open(journalConfig());
+    Path audit = dir.resolve("journal").resolve("audit");
     try {
       assertThat(opened.trail().sink()).isNotSameAs(AuditSink.noop());
-      assertThat(Files.isRegularFile(dir.resolve("audit").resolve(AuditFiles.ACTIVITY))).isTrue();
-      assertThat(log).anyMatch(line -> line.contains("audit journals in " + dir.resolve("audit")));
+      assertThat(Files.isRegularFile(audit.resolve(AuditFiles.ACTIVITY))).isTrue();
+      assertThat(log).anyMatch(line -> line.contains("audit journals in " + audit));
     } finally {
       opened.store().close();
       opened.trail().close();
@@ -54,7 +56,7 @@ class AuditTrailTest {
     TallyConfig memory = TallyConfig.parse("store: memory", Map.of());
     AuditTrail.Opened opened =
         AuditTrail.openStore(
-            memory,
+            TallyRuntime.auditDir(memory),
             repair -> {
               assertThat(repair).isNull();
               return dev.tally.core.store.MemoryExecutionStore.create(
@@ -76,7 +78,8 @@ class AuditTrailTest {
   void whenTheAuditJournalsCannotOpenTheStoreIsClosedAgain() {
     TallyConfig config = journalConfig();
     // Another writer holds the audit directory: the trail is refused...
-    AuditJournals other = AuditJournals.open(dir.resolve("audit"), AuditOptions.defaults());
+    AuditJournals other =
+        AuditJournals.open(dir.resolve("journal").resolve("audit"), AuditOptions.defaults());
     try {
       assertThatThrownBy(() -> open(config))
           .isInstanceOfSatisfying(
@@ -95,5 +98,25 @@ class AuditTrailTest {
       store.close();
       opened.trail().close();
     }
+  }
+
+  @Test
+  void auditJournalsAnEarlierVersionKeptBesideTheJournalStayThere() throws Exception {
+    Path earlier = dir.resolve("audit");
+    AuditJournals.open(earlier, AuditOptions.defaults()).close();
+    assertThat(TallyRuntime.auditDir(journalConfig())).isEqualTo(earlier.toAbsolutePath());
+  }
+
+  @Test
+  void auditDirOverridesThePlaceAndIsRefusedForAStoreWithoutJournals() {
+    Path elsewhere = dir.resolve("elsewhere");
+    TallyConfig c =
+        TallyConfig.parse(
+            "store: journal:" + dir.resolve("journal") + "\naudit:\n  dir: " + elsewhere, Map.of());
+    assertThat(TallyRuntime.auditDir(c)).isEqualTo(elsewhere.toAbsolutePath());
+    TallyConfig memory = TallyConfig.parse("store: memory\naudit:\n  dir: " + elsewhere, Map.of());
+    assertThatThrownBy(() -> TallyRuntime.auditDir(memory))
+        .hasMessageContaining("audit.dir")
+        .hasMessageContaining("only with a journal store");
   }
 }

@@ -69,7 +69,16 @@ class ExampleConfigTest {
     TreeSet<String> scalars = new TreeSet<>();
     JsonNode top = schema.get("properties");
     for (String section :
-        List.of("actor", "idempotency", "intentScope", "limits", "lease", "hmac")) {
+        List.of(
+            "actor",
+            "idempotency",
+            "intentScope",
+            "limits",
+            "lease",
+            "hmac",
+            "journal",
+            "memory",
+            "audit")) {
       top.get(section)
           .get("properties")
           .fieldNames()

@@ -76,7 +76,7 @@ class TallyConfigTest {
     assertThat(c.hmac().keyFile()).isEqualTo(Path.of("/run/secrets/tally.keys"));
     assertThat(c.store().kind()).isEqualTo(StoreConfig.Kind.POSTGRES);
 
-    GateOptions g = c.gateOptions("replica-1");
+    GateOptions g = dev.tally.core.runtime.TallyRuntime.gateOptions(c, "replica-1");
     assertThat(g.owner()).isEqualTo("replica-1");
     assertThat(g.lease()).isEqualTo(Duration.ofMinutes(1));
     assertThat(g.heartbeat()).isEqualTo(Duration.ofSeconds(15));
@@ -117,8 +117,8 @@ class TallyConfigTest {
     assertThat(problems("limits: {maxJsonDeph: 10}\ntool: {}\n"))
         .containsExactly(
             "tool: unknown key (did you mean tools?) (expected one of: version, tools, actor,"
-                + " idempotency, intentScope, limits, lease, hmac, store, sidecar, admin, filter,"
-                + " stream, upstream)",
+                + " idempotency, intentScope, limits, lease, hmac, store, journal, memory, audit,"
+                + " sidecar, admin, filter, stream, upstream)",
             "limits.maxJsonDeph: unknown key (did you mean maxJsonDepth?) (expected one of:"
                 + " maxRequestBytes, maxJsonDepth, maxResultBytes)");
   }

@@ -46,15 +46,14 @@ class GateAuditTest {
             AuditJournals.open(dir, AuditOptions.defaults().withTarget("http://up"));
         ExecutionStore store = AuditedExecutionStore.wrap(MemoryExecutionStore.create(), journals);
         Gate gate =
-            Gate.create(
-                GateOptions.defaults("a"),
-                store,
-                ContractRegistry.defaults(),
-                keys,
-                h -> "alice",
-                Jcs.create(),
-                Clock.systemUTC(),
-                journals)) {
+            Gate.builder(store, keys)
+                .options(GateOptions.defaults("a"))
+                .contracts(ContractRegistry.defaults())
+                .actors(h -> "alice")
+                .jcs(Jcs.create())
+                .clock(Clock.systemUTC())
+                .audit(journals)
+                .build()) {
       Map<String, String> h =
           Map.of("Mcp-Session-Id", rawSession, "MCP-Protocol-Version", "2025-11-25");
       Headers headers = h::get;

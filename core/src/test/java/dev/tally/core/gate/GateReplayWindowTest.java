@@ -43,15 +43,15 @@ class GateReplayWindowTest {
         ToolContract.of("deploy", ToolClass.KEYED, ToolContract.Source.CONFIGURATION)
             .withReplayWindow(Duration.ZERO);
     gate =
-        Gate.create(
-            GateOptions.defaults("owner-a"),
-            store,
-            ContractRegistry.of(
-                Map.of("create_ticket", ticket, "send_mail", noWindow, "deploy", deploy),
-                ToolContract.defaultFor("default")),
-            KEYS,
-            h -> "anonymous",
-            clock);
+        Gate.builder(store, KEYS)
+            .options(GateOptions.defaults("owner-a"))
+            .contracts(
+                ContractRegistry.of(
+                    Map.of("create_ticket", ticket, "send_mail", noWindow, "deploy", deploy),
+                    ToolContract.defaultFor("default")))
+            .actors(h -> "anonymous")
+            .clock(clock)
+            .build();
   }
 
   @AfterEach

@@ -17,6 +17,8 @@ import dev.tally.core.execution.RpcError;
 import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.TallyCode;
+import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolResults;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.testing.MutableClock;
@@ -75,13 +77,12 @@ class GateTest {
   }
 
   Gate newGate(String owner, KeyRing keys) {
-    return Gate.create(
-        GateOptions.defaults(owner),
-        store,
-        ContractRegistry.of(contracts, ToolContract.defaultFor("default")),
-        keys,
-        h -> h.get("X-Actor") == null ? "anonymous" : "hdr:" + h.get("X-Actor"),
-        clock);
+    return Gate.builder(store, keys)
+        .options(GateOptions.defaults(owner))
+        .contracts(ContractRegistry.of(contracts, ToolContract.defaultFor("default")))
+        .actors(h -> h.get("X-Actor") == null ? "anonymous" : "hdr:" + h.get("X-Actor"))
+        .clock(clock)
+        .build();
   }
 
   // ---- read-only and new executions ----------------------------------------------------
@@ -176,13 +177,12 @@ class GateTest {
           }
         };
     Gate waiter =
-        Gate.create(
-            GateOptions.defaults("owner-b"),
-            lagging,
-            ContractRegistry.of(contracts, ToolContract.defaultFor("default")),
-            KEYS,
-            h -> "anonymous",
-            clock);
+        Gate.builder(lagging, KEYS)
+            .options(GateOptions.defaults("owner-b"))
+            .contracts(ContractRegistry.of(contracts, ToolContract.defaultFor("default")))
+            .actors(h -> "anonymous")
+            .clock(clock)
+            .build();
     try {
       Decision.Dispatch first =
           (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"d\"}"));

@@ -1,13 +1,10 @@
 package dev.tally.sidecar.app;
 
-import dev.tally.core.actor.ActorResolvers;
-import dev.tally.core.audit.AuditTrail;
 import dev.tally.core.audit.AuditedExecutionStore;
-import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.TallyConfig;
-import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.Operator;
+import dev.tally.core.runtime.TallyRuntime;
 import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.store.MemoryExecutionStore;
 import dev.tally.core.store.journal.JournalExecutionStore;
@@ -18,11 +15,9 @@ import dev.tally.store.postgres.PostgresExecutionStore;
 import dev.tally.store.postgres.PostgresStoreStats;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -34,28 +29,26 @@ import java.util.function.Consumer;
  */
 public final class TallyServer {
   private final Vertx vertx;
+  private final TallyRuntime runtime;
   private final ExecutionStore store;
   private final Gate gate;
   private final Sidecar sidecar;
   private final AdminServer admin;
   private final UpstreamProbe probe;
   private final SidecarSettings settings;
-  private final AuditTrail audit;
   private volatile boolean stopping;
 
   private TallyServer(
       Vertx vertx,
-      ExecutionStore store,
-      Gate gate,
+      TallyRuntime runtime,
       Sidecar sidecar,
       AdminServer admin,
       UpstreamProbe probe,
-      SidecarSettings settings,
-      AuditTrail audit) {
-    this.audit = audit;
+      SidecarSettings settings) {
     this.vertx = vertx;
-    this.store = store;
-    this.gate = gate;
+    this.runtime = runtime;
+    this.store = runtime.store();
+    this.gate = runtime.gate();
     this.sidecar = sidecar;
     this.admin = admin;
     this.probe = probe;
@@ -70,27 +63,14 @@ public final class TallyServer {
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
     Objects.requireNonNull(config, "config");
-    AuditTrail.Opened opened =
-        AuditTrail.openStore(
-            config,
-            repair -> Stores.open(config.store(), config.limits().maxResultBytes(), clock, repair),
-            settings.sidecar().upstream().toString(),
-            clock,
-            log);
-    ExecutionStore store = opened.store();
-    AuditTrail audit = opened.trail();
+    TallyRuntime runtime =
+        TallyRuntime.builder(config)
+            .target(settings.sidecar().upstream().toString())
+            .owner(TallyRuntime.owner("sidecar"))
+            .clock(clock)
+            .log(log)
+            .open();
     try {
-      KeyRing keys = dev.tally.core.config.KeySource.resolve(config, clock, log);
-      Gate gate =
-          Gate.create(
-              config.gateOptions(owner()),
-              store,
-              config.tools().newRegistry(),
-              keys,
-              ActorResolvers.from(config.actor(), keys),
-              Jcs.create(config.limits().canonical()),
-              clock,
-              audit.sink());
       Vertx vertx = Vertx.vertx(settings.sidecar().vertxOptions());
       if (settings.sidecar().nativeTransport() && !vertx.isNativeTransportEnabled()) {
         Throwable why = vertx.unavailableNativeTransportCause();
@@ -101,7 +81,7 @@ public final class TallyServer {
       }
       UpstreamProbe probe = new UpstreamProbe(vertx, settings.sidecar().upstream());
       Sidecar sidecar =
-          Sidecar.start(vertx, settings.sidecar(), gate)
+          Sidecar.start(vertx, settings.sidecar(), runtime.gate())
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
@@ -110,8 +90,8 @@ public final class TallyServer {
           AdminServer.start(
                   vertx,
                   settings.admin(),
-                  store,
-                  Operator.create(store, clock),
+                  runtime.store(),
+                  Operator.create(runtime.store(), clock),
                   config.tools().defaults().resultRetention(),
                   new AdminServer.Probe() {
                     @Override
@@ -128,21 +108,12 @@ public final class TallyServer {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       probe.start();
-      self[0] = new TallyServer(vertx, store, gate, sidecar, admin, probe, settings, audit);
+      self[0] = new TallyServer(vertx, runtime, sidecar, admin, probe, settings);
       return self[0];
     } catch (Exception | Error e) {
-      store.close();
-      audit.close();
+      runtime.close();
       throw e;
     }
-  }
-
-  private static String owner() {
-    String pid = String.valueOf(ProcessHandle.current().pid());
-    String host = ManagementFactory.getRuntimeMXBean().getName();
-    int at = host.indexOf('@');
-    host = at >= 0 ? host.substring(at + 1) : host;
-    return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
   }
 
   public int mcpPort() {
@@ -166,12 +137,9 @@ public final class TallyServer {
     if (stopping) {
       return "draining for shutdown";
     }
-    if (!store.isWritable()) {
-      return "store not writable";
-    }
-    String audited = audit.problem();
-    if (audited != null) {
-      return "audit journal cannot write (" + audited + ")";
+    String runtimeProblem = runtime.notReadyReason();
+    if (runtimeProblem != null) {
+      return runtimeProblem;
     }
     if (!probe.reached()) {
       return "upstream not reached yet";
@@ -222,7 +190,7 @@ public final class TallyServer {
         gauge(
             b,
             "tally_journal_store_max_bytes",
-            "the bound beyond which new calls are refused (-Dtally.journal.maxBytes)",
+            "the bound beyond which new calls are refused (journal.maxBytes)",
             s.maxBytes());
       }
     }
@@ -242,7 +210,7 @@ public final class TallyServer {
       gauge(
           b,
           "tally_memory_store_max_bytes",
-          "the bound on the store's estimated heap (-Dtally.memory.maxBytes)",
+          "the bound on the store's estimated heap (memory.maxBytes)",
           u.maxWeightBytes());
     }
     if (held >= 0) {
@@ -324,12 +292,10 @@ public final class TallyServer {
       // Record what is still running before closing the upstream connections it runs on.
       abandoned = gate.drain(Duration.ZERO).toCompletableFuture().get(10, TimeUnit.SECONDS);
       sidecar.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      gate.close();
       probe.close();
       admin.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      store.close();
-      audit.close();
+      runtime.close(); // the gate, then the store, then the audit journals
     }
     return abandoned;
   }

@@ -12,16 +12,16 @@ import dev.tally.core.fingerprint.KeyFiles;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Description;
 import dev.tally.core.gate.Gate;
-import dev.tally.core.gate.TallyError;
 import dev.tally.core.gate.ToolCall;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.core.runtime.TallyRuntime;
 import dev.tally.core.store.MemoryExecutionStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -108,14 +108,12 @@ final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
               tgt);
       try (MemoryExecutionStore store = MemoryExecutionStore.create();
           Gate gate =
-              Gate.create(
-                  cfg.gateOptions("cli"),
-                  store,
-                  cfg.tools().newRegistry(),
-                  keys,
-                  ActorResolvers.fixed(actor),
-                  Jcs.create(cfg.limits().canonical()),
-                  Clock.systemUTC())) {
+              Gate.builder(store, keys)
+                  .options(TallyRuntime.gateOptions(cfg, "cli"))
+                  .contracts(cfg.tools().newRegistry())
+                  .actors(ActorResolvers.fixed(actor))
+                  .jcs(Jcs.create(cfg.limits().canonical()))
+                  .build()) {
         TallyError[] refused = new TallyError[1];
         Description d = gate.describe(call, e -> refused[0] = e).orElse(null);
         if (d == null) {

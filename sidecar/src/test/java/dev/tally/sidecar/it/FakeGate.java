@@ -1,5 +1,6 @@
 package dev.tally.sidecar.it;
 
+import dev.tally.core.call.Admission;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.contract.ToolClass;
 import dev.tally.core.contract.ToolContract;
@@ -10,9 +11,8 @@ import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.RpcError;
 import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.InFlight;
-import dev.tally.core.gate.TallyCode;
 import dev.tally.core.gate.ToolCall;
-import dev.tally.sidecar.internal.proxy.Admission;
+import dev.tally.core.mcp.TallyCode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

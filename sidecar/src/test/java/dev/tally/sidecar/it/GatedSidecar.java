@@ -46,13 +46,12 @@ final class GatedSidecar implements AutoCloseable {
       throws Exception {
     MemoryExecutionStore store = MemoryExecutionStore.create();
     Gate gate =
-        Gate.create(
-            GateOptions.defaults(instance),
-            store,
-            contracts,
-            KeyRing.of(HmacKey.of("k1", KEY)),
-            headers -> "actor-1",
-            Clock.systemUTC());
+        Gate.builder(store, KeyRing.of(HmacKey.of("k1", KEY)))
+            .options(GateOptions.defaults(instance))
+            .contracts(contracts)
+            .actors(headers -> "actor-1")
+            .clock(Clock.systemUTC())
+            .build();
     try {
       Sidecar sidecar =
           Sidecar.start(vertx, options, gate)

@@ -211,13 +211,13 @@ class SidecarBatchIT {
     assertThat(merged.keySet()).containsExactlyInAnyOrder("1", "null", "3", "4", "5", "6");
     assertThat(text(merged.get("1"))).isEqualTo("ticket T-1 created: ok");
     assertThat(merged.get("null").path("error").path("message").asText())
-        .isEqualTo("batch element 1 is not a JSON-RPC object");
+        .isEqualTo("batch element 1: not a JSON-RPC object");
     assertThat(merged.get("3").path("error").path("message").asText())
-        .contains("duplicate object key");
+        .contains("duplicate member \"params.name\"");
     assertThat(merged.get("4").path("error").path("message").asText())
         .contains("duplicate member \"method\"");
     assertThat(merged.get("5").path("error").path("message").asText())
-        .contains("/params/name must be a non-empty string");
+        .contains("params.name: expected a non-empty string");
     for (String id : List.of("null", "3", "4", "5")) {
       assertThat(merged.get(id).path("error").path("code").asInt()).isEqualTo(-32600);
     }

@@ -2,13 +2,13 @@ package dev.tally.sidecar.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.core.call.Admission;
 import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.gate.Decision;
-import dev.tally.core.gate.TallyError;
 import dev.tally.core.gate.ToolCall;
+import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
-import dev.tally.sidecar.internal.proxy.Admission;
 import io.vertx.core.Vertx;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -54,21 +54,22 @@ final class SidecarHarness {
       store = MemoryExecutionStore.create();
       byte[] key = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
       realGate =
-          Gate.create(
-              GateOptions.defaults("it"),
-              new ForwardingExecutionStore(store) {
-                @Override
-                public CompletionStage<Optional<Execution>> awaitChange(
-                    ExecutionId id, long afterVersion, Duration maxWait) {
-                  gateWaits.incrementAndGet();
-                  return super.awaitChange(id, afterVersion, maxWait)
-                      .whenComplete((latest, error) -> gateWaits.decrementAndGet());
-                }
-              },
-              ContractRegistry.defaults(),
-              KeyRing.of(HmacKey.of("k1", key)),
-              headers -> "actor-1",
-              Clock.systemUTC());
+          Gate.builder(
+                  new ForwardingExecutionStore(store) {
+                    @Override
+                    public CompletionStage<Optional<Execution>> awaitChange(
+                        ExecutionId id, long afterVersion, Duration maxWait) {
+                      gateWaits.incrementAndGet();
+                      return super.awaitChange(id, afterVersion, maxWait)
+                          .whenComplete((latest, error) -> gateWaits.decrementAndGet());
+                    }
+                  },
+                  KeyRing.of(HmacKey.of("k1", key)))
+              .options(GateOptions.defaults("it"))
+              .contracts(ContractRegistry.defaults())
+              .actors(headers -> "actor-1")
+              .clock(Clock.systemUTC())
+              .build();
       started = Sidecar.start(vertx, options, realGate);
     } else {
       gate = new FakeGate();

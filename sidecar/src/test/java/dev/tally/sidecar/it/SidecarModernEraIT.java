@@ -63,15 +63,17 @@ class SidecarModernEraIT {
   private void startReal(SidecarOptions options, ContractRegistry contracts) throws Exception {
     store = MemoryExecutionStore.create();
     gate =
-        Gate.create(
-            GateOptions.defaults("modern"),
-            store,
-            contracts,
-            KeyRing.of(
-                HmacKey.of(
-                    "k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII))),
-            h -> "actor",
-            Clock.systemUTC());
+        Gate.builder(
+                store,
+                KeyRing.of(
+                    HmacKey.of(
+                        "k1",
+                        "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII))))
+            .options(GateOptions.defaults("modern"))
+            .contracts(contracts)
+            .actors(h -> "actor")
+            .clock(Clock.systemUTC())
+            .build();
     sidecar =
         Sidecar.start(vertx, options, gate)
             .toCompletionStage()

@@ -75,14 +75,14 @@ class SidecarReadOnlyFastPathIT {
             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\","
                 + "\"params\":{\"name\":\"get_ticket\",\"arguments\":[1]}}");
     assertThat(badArgs.statusCode()).isEqualTo(400);
-    assertThat(badArgs.body()).contains("/params/arguments must be an object");
+    assertThat(badArgs.body()).contains("params.arguments: expected an object");
 
     HttpResponse<String> noId =
         raw.post(
             "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
                 + "\"params\":{\"name\":\"get_ticket\",\"arguments\":{}}}");
     assertThat(noId.statusCode()).isEqualTo(400);
-    assertThat(noId.body()).contains("/id is required");
+    assertThat(noId.body()).contains("id: missing or null");
 
     HttpResponse<String> badVersion =
         raw.post(

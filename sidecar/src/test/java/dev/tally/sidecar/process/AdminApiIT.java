@@ -111,7 +111,7 @@ class AdminApiIT {
         WAIT,
         () -> all("state=delivered").size() == 1,
         () -> "the replay that reached its client was not recorded: " + all(""));
-    assertThat(AuditTimeline.render(dir.resolve("audit"), Optional.of(id)))
+    assertThat(AuditTimeline.render(dir.resolve("journal").resolve("audit"), Optional.of(id)))
         .contains("settled as completed at")
         .contains("without a new dispatch (an operator's resolve)")
         .contains("the settled result was replayed to a client at");

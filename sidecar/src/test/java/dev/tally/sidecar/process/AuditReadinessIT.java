@@ -43,8 +43,9 @@ class AuditReadinessIT {
   void aFullAuditDiskFailsCallsBeforeTheUpstreamAndTurnsReadinessOff() throws Exception {
     Path full = Path.of("/dev/full");
     assumeTrue(Files.exists(full), "needs /dev/full (Linux)");
-    Files.createDirectories(dir.resolve("audit"));
-    Files.createSymbolicLink(dir.resolve("audit").resolve("activity.jsonl"), full);
+    Files.createDirectories(dir.resolve("journal").resolve("audit"));
+    Files.createSymbolicLink(
+        dir.resolve("journal").resolve("audit").resolve("activity.jsonl"), full);
     List<String> log = new CopyOnWriteArrayList<>();
     try (InJvmTally tally = InJvmTally.start(dir, upstream.url(), "", log::add)) {
       Poll.until(

@@ -68,7 +68,7 @@ class AuditSessionsIT {
       executionId = upstream.receipts("sessions-1").get(0).executionId();
     }
 
-    Path audit = dir.resolve("audit");
+    Path audit = dir.resolve("journal").resolve("audit");
     AuditVerification v = AuditVerifier.create().verify(audit, Optional.empty());
     assertThat(v.exitCode(false)).as(v.message()).isZero();
     String session = SessionRef.mcpSession(rawSession).journalValue();

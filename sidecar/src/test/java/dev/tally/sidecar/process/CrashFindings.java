@@ -30,7 +30,7 @@ final class CrashFindings {
    */
   static String audit(CrashRun run, CountingUpstream upstream) throws Exception {
     run.stop();
-    Path dir = run.dir.resolve("audit");
+    Path dir = run.dir.resolve("journal").resolve("audit");
     AuditVerification v = AuditVerifier.create().verify(dir, Optional.empty());
     assertThat(v.exitCode(true)).as("tally audit verify --allow-tail: %s", v.message()).isZero();
     List<String> settled = run.settledByRestart();

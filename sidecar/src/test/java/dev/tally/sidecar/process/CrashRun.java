@@ -117,15 +117,26 @@ final class CrashRun implements AutoCloseable {
     start(List.of());
   }
 
-  /** Starts the next process on the journal with more JVM options for this process only. */
+  /**
+   * Starts the next process on the journal with more settings for this process only: JVM options
+   * ({@code -X…}) and configuration variables ({@code TALLY_…=value}, e.g. the journal's tuning).
+   */
   void start(List<String> moreJvm) throws Exception {
     if (startNanos == 0) {
       startNanos = System.nanoTime();
     }
-    List<String> options = new ArrayList<>(jvm);
-    options.addAll(moreJvm);
+    List<String> options = new ArrayList<>();
+    Map<String, String> env = new java.util.HashMap<>();
+    for (String o : concat(jvm, moreJvm)) {
+      int eq = o.indexOf('=');
+      if (o.startsWith("TALLY_") && eq > 0) {
+        env.put(o.substring(0, eq), o.substring(eq + 1));
+      } else {
+        options.add(o);
+      }
+    }
     long t0 = System.nanoTime();
-    process = TallyProcess.serve(dir, config, options, Map.of()).awaitListening(START);
+    process = TallyProcess.serve(dir, config, options, env).awaitListening(START);
     startingNanos += System.nanoTime() - t0;
     starts++;
   }
@@ -220,7 +231,7 @@ final class CrashRun implements AutoCloseable {
    * record is reported).
    */
   private void assertCompletionAudited(Call c, String executionId) throws IOException {
-    Path activity = dir.resolve("audit").resolve("activity.jsonl");
+    Path activity = dir.resolve("journal").resolve("audit").resolve("activity.jsonl");
     String id = "\"execution\":\"" + executionId + "\"";
     boolean found;
     try (java.util.stream.Stream<String> lines = Files.lines(activity)) {
@@ -339,5 +350,11 @@ final class CrashRun implements AutoCloseable {
     if (process != null) {
       process.close();
     }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 }

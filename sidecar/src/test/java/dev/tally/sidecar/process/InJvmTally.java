@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 
 /**
  * A whole Tally server (store, audit, gate, MCP proxy, admin port) in the test JVM, by default on
- * the journal store in {@code dir/journal} with its audit journals in {@code dir/audit}, on free
- * ports.
+ * the journal store in {@code dir/journal} with its audit journals in {@code dir/journal/audit}, on
+ * free ports.
  */
 final class InJvmTally implements AutoCloseable {
   final TallyServer server;

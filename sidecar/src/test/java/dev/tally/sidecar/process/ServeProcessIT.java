@@ -140,10 +140,10 @@ class ServeProcessIT {
 
   @Test
   void aFullJournalStoreRefusesNewCallsClearlyAndSendsNothingUpstream() throws Exception {
-    List<String> jvm = new java.util.ArrayList<>(TallyProcess.SMALL_JVM);
-    jvm.add("-Dtally.journal.maxBytes=40000");
     try (TallyProcess p =
-        TallyProcess.serve(dir, config(""), jvm, Map.of()).awaitListening(START)) {
+        TallyProcess.serve(
+                dir, config(""), TallyProcess.SMALL_JVM, Map.of("TALLY_JOURNAL_MAX_BYTES", "40000"))
+            .awaitListening(START)) {
       McpClient.Answer refused = null;
       int accepted = 0;
       for (int i = 0; i < 500 && refused == null; i++) {
@@ -289,7 +289,7 @@ class ServeProcessIT {
   @Test
   void aRestartRewritesAuditEntriesAPowerLossTookFromTheJournal() throws Exception {
     Path config = config("");
-    Path activity = dir.resolve("audit").resolve("activity.jsonl");
+    Path activity = dir.resolve("journal").resolve("audit").resolve("activity.jsonl");
     String id;
     try (TallyProcess p = serve(config)) {
       McpClient.Answer a =
@@ -313,9 +313,10 @@ class ServeProcessIT {
       p.terminate();
       p.awaitExit(Duration.ofSeconds(30));
     }
-    AuditVerification v = AuditVerifier.create().verify(dir.resolve("audit"), Optional.empty());
+    AuditVerification v =
+        AuditVerifier.create().verify(dir.resolve("journal").resolve("audit"), Optional.empty());
     assertThat(v.outcome()).as(v.message()).isEqualTo(AuditVerification.Outcome.OK);
-    assertThat(AuditTimeline.render(dir.resolve("audit"), Optional.of(id)))
+    assertThat(AuditTimeline.render(dir.resolve("journal").resolve("audit"), Optional.of(id)))
         .contains("dispatched", "completed", "delivered");
   }
 
@@ -348,11 +349,11 @@ class ServeProcessIT {
       assertThat(p.awaitExit(START)).as(p.output()).isEqualTo(2);
       assertThat(p.stderr().strip()).doesNotContain("\n").contains("sidecar.listen");
     }
-    List<String> badProperty = new java.util.ArrayList<>(TallyProcess.SMALL_JVM);
-    badProperty.add("-Dtally.journal.compactRatio=0.5");
-    try (TallyProcess p = TallyProcess.serve(dir, config, badProperty, Map.of())) {
+    try (TallyProcess p =
+        TallyProcess.serve(
+            dir, config, TallyProcess.SMALL_JVM, Map.of("TALLY_JOURNAL_COMPACT_RATIO", "0.5"))) {
       assertThat(p.awaitExit(START)).as(p.output()).isEqualTo(2);
-      assertThat(p.stderr().strip()).doesNotContain("\n").contains("tally.journal.compactRatio");
+      assertThat(p.stderr().strip()).doesNotContain("\n").contains("journal.compactRatio");
     }
     try (TallyProcess p =
         TallyProcess.serve(

@@ -2,7 +2,6 @@ package dev.tally.sidecar.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.sidecar.app.Stores;
 import dev.tally.sidecar.process.CountingUpstream.Receipt;
 import dev.tally.sidecar.process.CountingUpstream.Script;
 import dev.tally.sidecar.process.CrashRun.Call;
@@ -119,7 +118,7 @@ class SidecarCrashIT {
    * window between a step and its durability, so that random kills land inside it often.
    */
   private static List<String> slowCommitsOnEvenIterations(int i) {
-    return i % 2 == 0 ? List.of("-D" + Stores.GROUP_DELAY_PROPERTY + "=40") : List.of();
+    return i % 2 == 0 ? List.of("TALLY_JOURNAL_MAX_GROUP_DELAY=40ms") : List.of();
   }
 
   /** Latencies of one ordinary call on the warm process, to place kills inside a window. */
@@ -300,8 +299,8 @@ class SidecarCrashIT {
     String point = "e";
     Random rnd = random(point);
     List<String> compacting = new ArrayList<>(jvm);
-    compacting.add("-D" + Stores.COMPACT_MIN_BYTES_PROPERTY + "=0");
-    compacting.add("-D" + Stores.COMPACT_RATIO_PROPERTY + "=1");
+    compacting.add("TALLY_JOURNAL_COMPACT_MIN_BYTES=0");
+    compacting.add("TALLY_JOURNAL_COMPACT_RATIO=1");
     TreeMap<String, Integer> evidence = new TreeMap<>();
     List<Crash> answered = new ArrayList<>();
     ExecutorService senders = Executors.newFixedThreadPool(4);

@@ -79,20 +79,20 @@ final class Replica {
     WaitCountingStore gateStore = new WaitCountingStore(store);
     GateOptions d = GateOptions.defaults(owner);
     Gate gate =
-        Gate.create(
-            new GateOptions(
-                owner,
-                LEASE,
-                HEARTBEAT,
-                d.idempotencyArgument(),
-                d.idempotencyHeader(),
-                d.intentScopeHeader(),
-                d.credentialRef()),
-            gateStore,
-            ContractRegistry.defaults(),
-            KeyRing.of(HmacKey.of("k1", KEY)),
-            headers -> "actor-1",
-            Clock.systemUTC());
+        Gate.builder(gateStore, KeyRing.of(HmacKey.of("k1", KEY)))
+            .options(
+                new GateOptions(
+                    owner,
+                    LEASE,
+                    HEARTBEAT,
+                    d.idempotencyArgument(),
+                    d.idempotencyHeader(),
+                    d.intentScopeHeader(),
+                    d.credentialRef()))
+            .contracts(ContractRegistry.defaults())
+            .actors(headers -> "actor-1")
+            .clock(Clock.systemUTC())
+            .build();
     Vertx vertx =
         Vertx.vertx(
             SidecarOptions.builder(URI.create("http://x/")).eventLoops(2).build().vertxOptions());

@@ -1,46 +1,51 @@
 package dev.tally.sidecar.internal.proxy;
 
-import dev.tally.core.gate.TallyError;
-import dev.tally.sidecar.internal.rpc.ModernHeaders;
+import dev.tally.core.mcp.Era;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.relay.Forwarder;
+import dev.tally.sidecar.internal.relay.Relay;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The sidecar's request handler: endpoint, origin and method checks, then the flows. */
+/** The sidecar's request handler: endpoint, host, origin and method checks, then the flows. */
 public final class McpHandler implements Handler<HttpServerRequest> {
-  private final Proxy proxy;
+  private final ProxyContext ctx;
 
-  private McpHandler(Proxy proxy) {
-    this.proxy = proxy;
+  private McpHandler(ProxyContext ctx) {
+    this.ctx = ctx;
   }
 
-  public static McpHandler create(Proxy proxy) {
-    return new McpHandler(proxy);
+  public static McpHandler create(ProxyContext ctx) {
+    return new McpHandler(ctx);
   }
 
   @Override
   public void handle(HttpServerRequest req) {
-    proxy.enter();
+    ctx.enter();
     AtomicBoolean left = new AtomicBoolean();
     req.response()
         .endHandler(
             v -> {
               if (left.compareAndSet(false, true)) {
-                proxy.leave();
+                ctx.leave();
               }
             });
-    if (proxy.draining()) {
+    if (ctx.draining()) {
       req.response().headers().set("Connection", "close");
       Replies.refuse(
           req.response(), null, TallyError.Code.SHUTTING_DOWN, "the sidecar is shutting down");
       return;
     }
-    if (!proxy.options.path().equals(req.path())) {
+    if (!ctx.options().path().equals(req.path())) {
       req.response().setStatusCode(404).end();
       return;
     }
-    if (!proxy.hosts.allows(req)) {
+    if (!ctx.hosts().allows(req)) {
       Replies.refuse(
           req.response(),
           null,
@@ -49,7 +54,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
               + " sidecar.allowedHosts)");
       return;
     }
-    if (!proxy.origins.allows(req.getHeader("Origin"))) {
+    if (!ctx.origins().allows(req.getHeader(HeaderNames.ORIGIN))) {
       Replies.refuse(
           req.response(),
           null,
@@ -59,37 +64,29 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
     HttpMethod m = req.method();
     if (m == HttpMethod.POST) {
-      PostFlow.run(proxy, req);
+      PostFlow.run(ctx, req);
     } else if (m == HttpMethod.GET) {
       get(req);
     } else {
       // DELETE (end a session), OPTIONS and the rest are the upstream's to answer.
-      Forwarder.forward(proxy, req, null, null, new Relay.Mode(null, true, false), idleMs());
+      Forwarder.forward(
+          ctx, req, null, null, new Relay.Mode(null, true, false), ctx.upstreamTimeoutMs());
     }
   }
 
   private void get(HttpServerRequest req) {
-    boolean modern = ModernHeaders.isModern(req.getHeader("MCP-Protocol-Version"));
-    String last = req.getHeader("Last-Event-ID");
-    if (last != null && !modern) {
-      ResumeFlow.run(proxy, req, last);
+    String version = req.getHeader(HeaderNames.PROTOCOL_VERSION);
+    boolean legacy = Era.ofHeader(version) == Era.LEGACY;
+    String last = req.getHeader(HeaderNames.LAST_EVENT_ID);
+    if (last != null && legacy) {
+      ResumeFlow.run(ctx, req, last);
       return;
     }
-    if (!modern && ResumeFlow.reattach(proxy, req)) {
+    if (legacy && ResumeFlow.reattach(ctx, req)) {
       return;
     }
     // A standalone server-to-client stream: relayed with sidecar ids, resumable, no idle limit.
-    req.headers().remove("Last-Event-ID");
-    Forwarder.forward(
-        proxy,
-        req,
-        null,
-        null,
-        new Relay.Mode(null, false, PostFlow.primingFor(proxy, req, modern)),
-        0);
-  }
-
-  private long idleMs() {
-    return proxy.options.upstreamTimeout().toMillis();
+    req.headers().remove(HeaderNames.LAST_EVENT_ID);
+    Forwarder.forward(ctx, req, null, null, new Relay.Mode(null, !legacy, ctx.primes(version)), 0);
   }
 }

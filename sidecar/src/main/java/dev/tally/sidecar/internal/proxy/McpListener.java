@@ -1,5 +1,7 @@
 package dev.tally.sidecar.internal.proxy;
 
+import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.upstream.Upstream;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -12,16 +14,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * One instance of the MCP listener: an {@link HttpServer} and an {@link Upstream} pool on one event
  * loop. Deployed with one instance per event loop; the instances listen on the same port, Vert.x
  * spreads accepted connections over them, and each sends upstream through its own pool so a request
- * never leaves its loop. Everything else is shared through the {@link Proxy} template.
+ * never leaves its loop. Everything else is shared through the {@link ProxyContext} template.
  */
 public final class McpListener extends VerticleBase {
-  private final Proxy template;
+  private final ProxyContext template;
   private final int port;
   private final Upstream upstream;
   private final AtomicLong connections = new AtomicLong();
   private volatile HttpServer server;
 
-  private McpListener(Proxy template, int port, Upstream upstream) {
+  private McpListener(ProxyContext template, int port, Upstream upstream) {
     this.template = template;
     this.port = port;
     this.upstream = upstream;
@@ -36,7 +38,7 @@ public final class McpListener extends VerticleBase {
    * an event loop from the same round-robin that assigns the instances theirs, and doing it inside
    * {@link #start()} can put two instances on one loop.
    */
-  public static McpListener create(Proxy template, int port, Upstream upstream) {
+  public static McpListener create(ProxyContext template, int port, Upstream upstream) {
     Objects.requireNonNull(template, "template");
     Objects.requireNonNull(upstream, "upstream");
     return new McpListener(template, port, upstream);
@@ -47,7 +49,7 @@ public final class McpListener extends VerticleBase {
     upstream.keepConnectionsOnThisLoop();
     HttpServerOptions so =
         new HttpServerOptions()
-            .setHost(template.options.host())
+            .setHost(template.options().host())
             .setPort(port)
             .setTcpNoDelay(true)
             .setCompressionSupported(false);

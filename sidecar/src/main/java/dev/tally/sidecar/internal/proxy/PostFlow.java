@@ -1,27 +1,41 @@
 package dev.tally.sidecar.internal.proxy;
 
-import dev.tally.core.gate.TallyError;
-import dev.tally.sidecar.internal.rpc.JsonRpc;
-import dev.tally.sidecar.internal.rpc.ModernHeaders;
-import dev.tally.sidecar.internal.rpc.RequestScan;
+import dev.tally.core.call.CallReply;
+import dev.tally.core.mcp.BodyScan;
+import dev.tally.core.mcp.Era;
+import dev.tally.core.mcp.InitializeInfo;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.McpNames.Methods;
+import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.sidecar.internal.call.BatchFlow;
+import dev.tally.sidecar.internal.call.CallPipeline;
+import dev.tally.sidecar.internal.call.LearnTap;
+import dev.tally.sidecar.internal.call.SessionTap;
+import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.BodyReader;
+import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.relay.Forwarder;
+import dev.tally.sidecar.internal.relay.MessageTap;
+import dev.tally.sidecar.internal.relay.Relay;
 import io.netty.buffer.ByteBuf;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.internal.buffer.BufferInternal;
+import java.util.Optional;
 
 /**
- * A POST to the MCP endpoint: transport checks (media types, size), a streaming scan for the
- * method, then {@code tools/call} to the gate and everything else straight through.
+ * A POST to the MCP endpoint: transport checks (media types, size), core's classification of the
+ * body ({@link dev.tally.core.mcp.BodyClassifier}), then a {@code tools/call} to the call pipeline,
+ * a batch to {@link BatchFlow}, and every other message, its headers checked by core, straight
+ * through.
  */
 final class PostFlow {
-  /** The first protocol version whose clients expect a priming event. */
-  static final String PRIMING_VERSION = "2025-11-25";
-
   private PostFlow() {}
 
-  static void run(Proxy proxy, HttpServerRequest req) {
-    if (!MediaTypes.JSON.equals(MediaTypes.essence(req.getHeader(HttpHeaders.CONTENT_TYPE)))) {
+  static void run(ProxyContext ctx, HttpServerRequest req) {
+    if (!MediaTypes.isJson(req.getHeader(HttpHeaders.CONTENT_TYPE))) {
       Replies.refuse(
           req.response(),
           null,
@@ -29,9 +43,7 @@ final class PostFlow {
           "POST requires Content-Type: application/json");
       return;
     }
-    String accept = req.getHeader(HttpHeaders.ACCEPT);
-    if (!MediaTypes.accepts(accept, MediaTypes.JSON)
-        || !MediaTypes.accepts(accept, MediaTypes.SSE)) {
+    if (!MediaTypes.acceptsBoth(req.getHeader(HttpHeaders.ACCEPT))) {
       Replies.refuse(
           req.response(),
           null,
@@ -39,17 +51,17 @@ final class PostFlow {
           "POST requires an Accept header listing application/json and text/event-stream");
       return;
     }
-    BodyReader.read(req, proxy.options.maxRequestBytes())
+    BodyReader.read(req, ctx.options().maxRequestBytes())
         .onComplete(
             ar -> {
               if (ar.succeeded()) {
-                route(proxy, req, ar.result());
+                route(ctx, req, ar.result());
               }
             });
   }
 
-  private static void route(Proxy proxy, HttpServerRequest req, Buffer body) {
-    // Scan the received bytes in place (no copy) when the buffer is heap-backed.
+  private static void route(ProxyContext ctx, HttpServerRequest req, Buffer body) {
+    // Classify the received bytes in place (no copy) when the buffer is heap-backed.
     ByteBuf buf = ((BufferInternal) body).getByteBuf();
     byte[] bytes;
     int off;
@@ -61,62 +73,46 @@ final class PostFlow {
       off = 0;
     }
     int len = body.length();
-    if (BatchFlow.isBatch(bytes, off, len)) {
-      BatchFlow.run(proxy, req, body);
-      return;
+    BodyScan scan = ctx.classifier().classify(bytes, off, len);
+    switch (scan.shape()) {
+      case REFUSED -> Replies.refuse(req.response(), scan.id(), scan.problem());
+      case BATCH -> BatchFlow.run(ctx, req, bytes, off, len);
+      case MESSAGE -> message(ctx, req, body, scan, bytes, off, len);
     }
-    // Scan the whole top-level object: a duplicate "method" later in the body must not slip by.
-    RequestScan scan = proxy.requests.scan(bytes, off, len, false);
-    if (scan.shape() == RequestScan.Shape.INVALID) {
-      Replies.refuse(
-          req.response(),
-          null,
-          scan.tooDeep() ? TallyError.Code.INVALID_REQUEST : TallyError.Code.PARSE_ERROR,
-          scan.error());
-      return;
-    }
-    boolean modern = ModernHeaders.isModern(req.getHeader("MCP-Protocol-Version"));
-    if (modern && scan.method() != null) {
-      String mismatch = ModernHeaders.checkMethod(req.getHeader("Mcp-Method"), scan.method());
-      if (mismatch != null) {
-        Replies.refuse(req.response(), scan.id(), TallyError.Code.HEADER_MISMATCH, mismatch);
-        return;
-      }
-    }
+  }
+
+  private static void message(
+      ProxyContext ctx,
+      HttpServerRequest req,
+      Buffer body,
+      BodyScan scan,
+      byte[] bytes,
+      int off,
+      int len) {
+    boolean modern = Era.ofHeader(req.getHeader(HeaderNames.PROTOCOL_VERSION)) == Era.MODERN;
     if (scan.isToolsCall()) {
-      if (!ToolCallFlow.passThroughIfReadOnly(proxy, req, body, scan, modern)) {
-        ToolCallFlow.run(proxy, req, body, bytes, off, len, modern);
-      }
+      CallPipeline.single(ctx, req, body, scan, bytes, off, len, modern);
+      return;
+    }
+    Optional<CallReply.Refusal> refused = ctx.intake().check(scan, req.headers()::get);
+    if (refused.isPresent()) {
+      Replies.refuse(req.response(), refused.get());
       return;
     }
     MessageTap tap = null;
-    if (JsonRpc.TOOLS_LIST.equals(scan.method()) && scan.id() != null) {
-      tap = new LearnTap(proxy, scan.id());
-    } else if (JsonRpc.INITIALIZE.equals(scan.method()) && !modern) {
-      tap = SessionTap.forInitialize(proxy, req, bytes, off, len);
+    if (scan.isRequestFor(Methods.TOOLS_LIST)) {
+      tap = new LearnTap(ctx.intake().listings(), scan.id());
+    } else if (scan.isRequestFor(Methods.INITIALIZE) && !modern) {
+      tap =
+          new SessionTap(
+              ctx.admission(), req.headers(), InitializeInfo.read(ctx.json(), bytes, off, len));
     }
     Forwarder.forward(
-        proxy,
+        ctx,
         req,
         body,
         scan.id(),
-        new Relay.Mode(tap, modern, primingFor(proxy, req, modern)),
-        idle(proxy));
-  }
-
-  private static long idle(Proxy proxy) {
-    return proxy.options.upstreamTimeout().toMillis();
-  }
-
-  /**
-   * Priming events go to legacy-era clients at 2025-11-25 or later (older clients may not expect an
-   * event without data), when enabled.
-   */
-  static boolean primingFor(Proxy proxy, HttpServerRequest req, boolean modern) {
-    if (modern || !proxy.options.primingEvents()) {
-      return false;
-    }
-    String v = req.getHeader("MCP-Protocol-Version");
-    return v != null && v.compareTo(PRIMING_VERSION) >= 0;
+        new Relay.Mode(tap, modern, ctx.primes(req.getHeader(HeaderNames.PROTOCOL_VERSION))),
+        ctx.upstreamTimeoutMs());
   }
 }

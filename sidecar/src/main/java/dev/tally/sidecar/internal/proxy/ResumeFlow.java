@@ -1,7 +1,11 @@
 package dev.tally.sidecar.internal.proxy;
 
-import dev.tally.core.gate.TallyError;
-import dev.tally.sidecar.internal.sse.EventId;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.stream.EventId;
+import dev.tally.sidecar.internal.stream.ResponseSink;
 import dev.tally.sidecar.internal.stream.StreamBuffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
@@ -16,11 +20,11 @@ import java.util.Objects;
 final class ResumeFlow {
   private ResumeFlow() {}
 
-  static void run(Proxy proxy, HttpServerRequest req, String lastEventId) {
+  static void run(ProxyContext ctx, HttpServerRequest req, String lastEventId) {
     HttpServerResponse resp = req.response();
     EventId cursor = EventId.parse(lastEventId);
-    StreamBuffer b = proxy.streams.find(cursor);
-    if (b == null || !sameSession(b, req.getHeader("Mcp-Session-Id"))) {
+    StreamBuffer b = ctx.streams().find(cursor);
+    if (b == null || !sameSession(b, req.getHeader(HeaderNames.SESSION_ID))) {
       unknown(resp);
       return;
     }
@@ -44,8 +48,8 @@ final class ResumeFlow {
    * The upstream keeps its one stream per session, so the client is not refused with 409 while the
    * abandoned stream awaits expiry. Returns false when there is no such stream.
    */
-  static boolean reattach(Proxy proxy, HttpServerRequest req) {
-    StreamBuffer b = proxy.streams.standalone(req.getHeader("Mcp-Session-Id"));
+  static boolean reattach(ProxyContext ctx, HttpServerRequest req) {
+    StreamBuffer b = ctx.streams().standalone(req.getHeader(HeaderNames.SESSION_ID));
     if (b == null) {
       return false;
     }

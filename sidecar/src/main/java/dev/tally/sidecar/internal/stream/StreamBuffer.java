@@ -1,8 +1,8 @@
 package dev.tally.sidecar.internal.stream;
 
-import dev.tally.sidecar.internal.sse.EventId;
-import dev.tally.sidecar.internal.sse.SseEvent;
-import dev.tally.sidecar.internal.sse.SseWriter;
+import dev.tally.core.call.Delivery;
+import dev.tally.core.mcp.SseEvent;
+import dev.tally.core.mcp.SseWriter;
 import io.vertx.core.buffer.Buffer;
 import java.time.Duration;
 import java.time.Instant;

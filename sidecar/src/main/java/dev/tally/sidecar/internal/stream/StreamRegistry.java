@@ -1,6 +1,5 @@
 package dev.tally.sidecar.internal.stream;
 
-import dev.tally.sidecar.internal.sse.EventId;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

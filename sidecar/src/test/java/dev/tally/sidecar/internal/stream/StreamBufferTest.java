@@ -2,9 +2,9 @@ package dev.tally.sidecar.internal.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.sidecar.internal.sse.EventId;
-import dev.tally.sidecar.internal.sse.SseEvent;
-import dev.tally.sidecar.internal.sse.SseParser;
+import dev.tally.core.call.Delivery;
+import dev.tally.core.mcp.SseEvent;
+import dev.tally.core.mcp.SseParser;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;

@@ -1,0 +1,86 @@
+package dev.tally.core.call;
+
+import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.gate.Decision;
+import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.ToolCall;
+import dev.tally.core.mcp.Headers;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What the call pipeline needs from the {@link Gate}: production passes the gate itself ({@link
+ * #of(Gate)}); transport tests pass scripted decisions.
+ */
+public interface Admission {
+  /** Decides one {@code tools/call}; never completes exceptionally. */
+  CompletionStage<Decision> admit(ToolCall call);
+
+  /** Where learned tool annotations go, and what each tool's contract is. */
+  ContractRegistry contracts();
+
+  /** Whether calls of {@code tool} pass through unrecorded (see {@link Gate#passesThrough}). */
+  default boolean passesThrough(String tool) {
+    return contracts().resolve(tool).isReadOnly();
+  }
+
+  /** Executions the gate is driving (for drain and observability). */
+  default int inFlight() {
+    return 0;
+  }
+
+  /** A replay of {@code e} was written to its client (see {@link Gate#replayDelivered}). */
+  default void replayDelivered(Execution e) {}
+
+  /**
+   * The upstream's answer to {@code initialize} assigned {@code mcpSessionId}; for the sessions
+   * journal (see {@link Gate#sessionStarted}).
+   */
+  default void sessionStarted(
+      String mcpSessionId,
+      Headers requestHeaders,
+      String clientName,
+      String clientVersion,
+      String protocolVersion) {}
+
+  /** The real gate. */
+  static Admission of(Gate gate) {
+    return new Admission() {
+      @Override
+      public CompletionStage<Decision> admit(ToolCall call) {
+        return gate.admit(call);
+      }
+
+      @Override
+      public ContractRegistry contracts() {
+        return gate.contracts();
+      }
+
+      @Override
+      public boolean passesThrough(String tool) {
+        return gate.passesThrough(tool);
+      }
+
+      @Override
+      public int inFlight() {
+        return gate.inFlight();
+      }
+
+      @Override
+      public void replayDelivered(Execution e) {
+        gate.replayDelivered(e);
+      }
+
+      @Override
+      public void sessionStarted(
+          String mcpSessionId,
+          Headers requestHeaders,
+          String clientName,
+          String clientVersion,
+          String protocolVersion) {
+        gate.sessionStarted(
+            mcpSessionId, requestHeaders, clientName, clientVersion, protocolVersion);
+      }
+    };
+  }
+}

@@ -1,0 +1,124 @@
+package dev.tally.core.call;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.gate.ToolCall;
+import dev.tally.core.mcp.BodyScan;
+import dev.tally.core.mcp.HeaderRules;
+import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.core.mcp.ToolCallEnvelope;
+import dev.tally.core.mcp.ToolCallReader;
+import dev.tally.core.mcp.ToolParamHeaders;
+import dev.tally.core.mcp.WireJson;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The one pipeline from a classified POST body to what an adapter does with it, shared by the
+ * sidecar (single calls and batch elements alike) and the servlet filter. Thread-safe.
+ *
+ * <p>A message that is not a {@code tools/call} only has its mirrored headers checked ({@link
+ * #check}). A {@code tools/call} ({@link #admit}) takes one of two paths: a well-formed call of a
+ * tool the gate lets pass unrecorded ({@link Admission#passesThrough}) whose tool declares no
+ * {@code Mcp-Param-*} headers is forwarded without being read whole (its headers checked from the
+ * scan); every other call is read by {@link ToolCallReader}, its headers checked against the
+ * arguments, decided by the gate, and the decision walked into a {@link CallReply} ({@link
+ * DecisionWalk}). Nothing here blocks; a store failure becomes {@code STORE_UNAVAILABLE} with
+ * nothing sent.
+ */
+public final class CallIntake {
+  static final TallyError NOT_ADMITTED =
+      TallyError.of(
+          TallyError.Code.STORE_UNAVAILABLE,
+          "the call could not be admitted now; nothing was sent, retry later");
+
+  private static final CallReply FORWARD = new CallReply.Forward();
+
+  private final Admission admission;
+  private final ToolCallReader reader;
+  private final ToolParamHeaders params;
+  private final ListingLearner listings;
+  private final String target;
+  private final DecisionWalk walk;
+
+  private CallIntake(Admission admission, WireJson json, String target) {
+    this.admission = admission;
+    this.reader = ToolCallReader.create(json);
+    this.params = ToolParamHeaders.create();
+    this.listings = new ListingLearner(json, admission.contracts(), params);
+    this.target = target;
+    this.walk = new DecisionWalk(admission);
+  }
+
+  /**
+   * An intake deciding through {@code admission}, reading with {@code json}'s limits, recording
+   * {@code target} (the upstream's identity) in every action record.
+   */
+  public static CallIntake create(Admission admission, WireJson json, String target) {
+    Objects.requireNonNull(admission, "admission");
+    Objects.requireNonNull(json, "json");
+    Objects.requireNonNull(target, "target");
+    return new CallIntake(admission, json, target);
+  }
+
+  public Admission admission() {
+    return admission;
+  }
+
+  /** What this intake learns from {@code tools/list} answers. */
+  public ListingLearner listings() {
+    return listings;
+  }
+
+  /**
+   * The refusal of a message that is not a {@code tools/call} ({@code scan} accepted by the
+   * classifier) because its mirrored headers disagree with it, or empty.
+   */
+  public Optional<CallReply.Refusal> check(BodyScan scan, Headers headers) {
+    return HeaderRules.check(headers, scan, null, Map.of())
+        .map(e -> CallReply.Refusal.of(scan.id(), e));
+  }
+
+  /**
+   * Decides the {@code tools/call} message in {@code len} bytes of {@code b} from {@code off},
+   * which the classifier found to be {@code scan}. The stage never fails.
+   */
+  public CompletionStage<CallReply> admit(
+      BodyScan scan, byte[] b, int off, int len, Headers headers) {
+    if (scan.wellFormedCall()
+        && admission.passesThrough(scan.name())
+        && params.forTool(scan.name()).isEmpty()) {
+      Optional<CallReply.Refusal> bad = check(scan, headers);
+      return done(bad.isPresent() ? bad.get() : FORWARD);
+    }
+    ToolCallReader.Read read = reader.read(b, off, len);
+    if (read instanceof ToolCallReader.Refused r) {
+      return done(CallReply.Refusal.of(r.id(), r.error()));
+    }
+    ToolCallEnvelope call = ((ToolCallReader.Ok) read).envelope();
+    JsonNode id = call.id();
+    Map<String, List<String>> declared = params.forTool(call.tool());
+    Optional<TallyError> mismatch = HeaderRules.check(headers, scan, call.arguments(), declared);
+    if (mismatch.isPresent()) {
+      return done(CallReply.Refusal.of(id, mismatch.get()));
+    }
+    ToolCall toolCall =
+        new ToolCall(
+            call.tool(), call.arguments(), call.meta(), call.continuation(), headers, target);
+    CompletionStage<CallReply> reply;
+    try {
+      reply = admission.admit(toolCall).thenCompose(d -> walk.walk(d, call));
+    } catch (RuntimeException e) {
+      reply = CompletableFuture.failedFuture(e);
+    }
+    return reply.exceptionally(t -> CallReply.Refusal.of(id, NOT_ADMITTED));
+  }
+
+  private static CompletionStage<CallReply> done(CallReply r) {
+    return CompletableFuture.completedFuture(r);
+  }
+}

@@ -1,0 +1,92 @@
+package dev.tally.core.call;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.gate.Decision;
+import dev.tally.core.mcp.TallyCode;
+import dev.tally.core.mcp.TallyError;
+import dev.tally.core.mcp.ToolCallEnvelope;
+import dev.tally.core.mcp.ToolResults;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Turns the gate's {@link Decision} on one call into the {@link CallReply} an adapter carries out:
+ * the one walk both adapters share (ARCHITECTURE.md §6 step 5). An attach waits here (bounded by
+ * the tool's attach wait plus {@link #SLACK}: the gate bounds it itself, this is the safety net);
+ * replays, explicit results and refusals are rendered here with {@link ToolResults}.
+ */
+final class DecisionWalk {
+  /** Slack over a contract's attach wait before the walk stops waiting for the gate itself. */
+  static final Duration SLACK = Duration.ofSeconds(5);
+
+  static final TallyError AWAIT_FAILED =
+      TallyError.of(
+          TallyError.Code.STORE_UNAVAILABLE,
+          "the running execution could not be awaited; nothing more was sent, retry later");
+
+  private final Admission admission;
+
+  DecisionWalk(Admission admission) {
+    this.admission = admission;
+  }
+
+  CompletionStage<CallReply> walk(Decision d, ToolCallEnvelope call) {
+    JsonNode id = call.id();
+    if (d instanceof Decision.PassThrough) {
+      return done(new CallReply.Forward());
+    }
+    if (d instanceof Decision.Dispatch dispatch) {
+      return done(
+          new CallReply.Dispatch(
+              dispatch.inFlight(),
+              call.withExecutionId(dispatch.inFlight().id().value()),
+              DispatchRecorder.of(dispatch.inFlight(), id)));
+    }
+    if (d instanceof Decision.Replay r) {
+      return done(
+          new CallReply.Answer(
+              ToolResults.replay(id, r.execution(), r.result()),
+              ok -> {
+                if (ok) {
+                  admission.replayDelivered(r.execution());
+                }
+              }));
+    }
+    if (d instanceof Decision.Respond r) {
+      return done(
+          new CallReply.Answer(ToolResults.respond(id, r.code(), r.execution()), Delivery.NONE));
+    }
+    if (d instanceof Decision.Refuse r) {
+      return done(CallReply.Refusal.of(id, r.error()));
+    }
+    Decision.Attach a = (Decision.Attach) d;
+    Duration wait = admission.contracts().resolve(a.execution().tool()).attachWait().plus(SLACK);
+    return a.settled()
+        .toCompletableFuture()
+        .orTimeout(wait.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (settled, err) -> {
+              if (err == null) {
+                return walk(settled, call);
+              }
+              Throwable t =
+                  err instanceof CompletionException && err.getCause() != null
+                      ? err.getCause()
+                      : err;
+              if (t instanceof TimeoutException) {
+                return walk(
+                    new Decision.Respond(TallyCode.IDEMPOTENCY_IN_PROGRESS, a.execution()), call);
+              }
+              return done(CallReply.Refusal.of(id, AWAIT_FAILED));
+            })
+        .thenCompose(s -> s);
+  }
+
+  private static CompletionStage<CallReply> done(CallReply r) {
+    return CompletableFuture.completedFuture(r);
+  }
+}

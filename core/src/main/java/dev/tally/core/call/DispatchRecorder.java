@@ -1,0 +1,185 @@
+package dev.tally.core.call;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.gate.InFlight;
+import dev.tally.core.mcp.AnswerClassifier;
+import dev.tally.core.mcp.AnswerClassifier.Settlement;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.mcp.RpcResponseWatcher;
+import dev.tally.core.mcp.TallyError;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Records what became of one dispatched {@code tools/call}, from what an adapter observes of the
+ * upstream's response, by {@link AnswerClassifier}'s table: the answer (as soon as it is seen), or
+ * its absence (an end, a break, a timeout), then whether the answer reached the client. The first
+ * observation that settles the call wins; later ones change nothing. Thread-safe.
+ *
+ * <p>Adapters tell the client what the recorder returns: nothing more for an answer (the answer
+ * itself goes on, once the returned stage says the outcome is durable), and the returned {@link
+ * TallyError} when the call settled without one.
+ */
+public final class DispatchRecorder {
+  /** What the client learns when the call was sent and no answer came back. */
+  public static final TallyError NO_ANSWER =
+      TallyError.of(
+          TallyError.Code.UPSTREAM_UNAVAILABLE,
+          "the upstream gave no answer after the call was sent; its outcome is unknown. A retry"
+              + " with the same arguments reports the recorded outcome.");
+
+  /** What the client learns when no answer came within {@code upstream.timeout}. */
+  public static final TallyError TIMED_OUT =
+      TallyError.of(
+          TallyError.Code.UPSTREAM_TIMEOUT,
+          "no answer from the upstream within upstream.timeout; its outcome is unknown. A retry"
+              + " with the same arguments reports the recorded outcome.");
+
+  /** What the client learns when the upstream could not be reached: nothing was sent. */
+  public static final TallyError UNREACHABLE =
+      TallyError.of(
+          TallyError.Code.UPSTREAM_UNAVAILABLE,
+          "the upstream MCP server cannot be reached; nothing was sent");
+
+  private final InFlight inFlight;
+  private final JsonNode requestId;
+  private final AtomicBoolean settled = new AtomicBoolean();
+  private volatile int status;
+
+  DispatchRecorder(InFlight inFlight, JsonNode requestId) {
+    this.inFlight = inFlight;
+    this.requestId = requestId;
+  }
+
+  /** A recorder for {@code inFlight}, answering the JSON-RPC request {@code requestId}. */
+  public static DispatchRecorder of(InFlight inFlight, JsonNode requestId) {
+    return new DispatchRecorder(inFlight, requestId);
+  }
+
+  public InFlight inFlight() {
+    return inFlight;
+  }
+
+  /** The id of the request whose answer is awaited. */
+  public JsonNode requestId() {
+    return requestId;
+  }
+
+  /** Whether the call's outcome is recorded already (its answer, or a failure). */
+  public boolean settled() {
+    return settled.get();
+  }
+
+  /** The upstream's response head arrived with {@code httpStatus}. */
+  public void head(int httpStatus) {
+    this.status = httpStatus;
+  }
+
+  /**
+   * One complete JSON-RPC message of the response (a JSON body, or one SSE event's data). When it
+   * answers the call, records it and returns a stage that completes once the outcome is durable
+   * (never exceptionally), with whom to tell whether the answer reached the client; returns {@code
+   * null} when it is not the answer (a notification, another id) or the call is settled already:
+   * pass such a message on at once.
+   */
+  public CompletionStage<Delivery> message(byte[] message) {
+    if (settled.get()) {
+      return null;
+    }
+    RpcOutcome outcome = RpcResponseWatcher.outcomeOf(message, requestId);
+    return outcome == null ? null : answer(outcome);
+  }
+
+  /** As {@link #message} for an answer an adapter's watcher already parsed. */
+  public CompletionStage<Delivery> answer(RpcOutcome outcome) {
+    if (!settled.compareAndSet(false, true)) {
+      return null;
+    }
+    Settlement s = AnswerClassifier.of(outcome);
+    CompletionStage<Execution> stored =
+        switch (s) {
+          case INPUT_REQUIRED -> inFlight.inputRequired(status);
+          case COMPLETED -> {
+            RpcOutcome.Result r = (RpcOutcome.Result) outcome;
+            yield inFlight.completed(status, r.result(), r.isError());
+          }
+          default -> inFlight.rpcError(status, ((RpcOutcome.Error) outcome).error());
+        };
+    boolean replayable = s == Settlement.COMPLETED || s == Settlement.COMPLETED_WITH_ERROR;
+    // A store failure must not keep the answer from the client; the lease reaper settles it.
+    return stored.handle(
+        (e, err) ->
+            err == null && replayable && e.state() == ExecutionState.COMPLETED
+                ? delivery()
+                : Delivery.NONE);
+  }
+
+  /**
+   * The response ended without the answer. Returns what the client must be told, or {@code null}
+   * when the call was settled already or the upstream's own answerless response stands (an HTTP
+   * 4xx: nothing ran).
+   */
+  public TallyError ended() {
+    if (!settled.compareAndSet(false, true)) {
+      return null;
+    }
+    if (AnswerClassifier.ofAnswerlessEnd(status) == Settlement.FAILED_BEFORE_EFFECT) {
+      inFlight.failedBeforeEffect(status, "upstream answered HTTP " + status + " without a result");
+      return null;
+    }
+    inFlight.unknown("upstream response ended without an answer");
+    return NO_ANSWER;
+  }
+
+  /**
+   * The request or its response broke after the request may have reached the upstream (reset, parse
+   * limit, a local failure while the tool ran). Returns what the client must be told, or {@code
+   * null} when the call was settled already.
+   */
+  public TallyError broke(String reason) {
+    if (!settled.compareAndSet(false, true)) {
+      return null;
+    }
+    inFlight.unknown(reason);
+    return NO_ANSWER;
+  }
+
+  /**
+   * No answer within {@code upstream.timeout}. Returns what the client must be told, or {@code
+   * null} when the call was settled already (then nothing is to be done).
+   */
+  public TallyError timedOut() {
+    if (!settled.compareAndSet(false, true)) {
+      return null;
+    }
+    inFlight.unknown("no answer within upstream.timeout");
+    return TIMED_OUT;
+  }
+
+  /** No connection to the upstream could be had: nothing was sent. */
+  public TallyError unreachable() {
+    if (settled.compareAndSet(false, true)) {
+      inFlight.failedBeforeEffect(0, "upstream connection failed");
+    }
+    return UNREACHABLE;
+  }
+
+  private Delivery delivery() {
+    AtomicBoolean first = new AtomicBoolean(true);
+    return ok -> {
+      if (ok) {
+        inFlight.delivered();
+      } else if (first.compareAndSet(true, false)) {
+        inFlight.notDelivered();
+      }
+    };
+  }
+
+  /** A completed stage holding {@link Delivery#NONE} (for callers that need one). */
+  static CompletionStage<Delivery> none() {
+    return CompletableFuture.completedFuture(Delivery.NONE);
+  }
+}

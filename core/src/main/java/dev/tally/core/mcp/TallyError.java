@@ -1,0 +1,61 @@
+package dev.tally.core.mcp;
+
+import java.util.Objects;
+
+/**
+ * A protocol-level refusal: one code, one HTTP status, one JSON-RPC error code (docs table). The
+ * message names what was wrong (a header, a JSON pointer, a limit) and never echoes a value.
+ */
+public record TallyError(Code code, String message) {
+
+  /** Coded refusals. */
+  public enum Code {
+    INVALID_IDEMPOTENCY_KEY(400, -32602, false),
+    INVALID_INTENT_SCOPE(400, -32602, false),
+    INVALID_ARGUMENTS(400, -32602, false),
+    INVALID_REQUEST(400, -32600, false),
+    PARSE_ERROR(400, -32700, false),
+    HEADER_MISMATCH(400, -32020, false),
+    UNSUPPORTED_MEDIA_TYPE(415, -32600, false),
+    NOT_ACCEPTABLE(406, -32600, false),
+    PAYLOAD_TOO_LARGE(413, -32600, false),
+    FORBIDDEN_ORIGIN(403, -32600, false),
+    FORBIDDEN_HOST(403, -32600, false),
+    UNKNOWN_EVENT_ID(404, -32600, false),
+    STORE_UNAVAILABLE(503, -32603, true),
+    UPSTREAM_UNAVAILABLE(502, -32603, true),
+    UPSTREAM_TIMEOUT(504, -32603, true),
+    SHUTTING_DOWN(503, -32603, true);
+
+    private final int httpStatus;
+    private final int rpcCode;
+    private final boolean retryable;
+
+    Code(int httpStatus, int rpcCode, boolean retryable) {
+      this.httpStatus = httpStatus;
+      this.rpcCode = rpcCode;
+      this.retryable = retryable;
+    }
+
+    public int httpStatus() {
+      return httpStatus;
+    }
+
+    public int rpcCode() {
+      return rpcCode;
+    }
+
+    public boolean retryable() {
+      return retryable;
+    }
+  }
+
+  public TallyError {
+    Objects.requireNonNull(code, "code");
+    Objects.requireNonNull(message, "message");
+  }
+
+  public static TallyError of(Code code, String message) {
+    return new TallyError(code, message);
+  }
+}

@@ -1,0 +1,46 @@
+package dev.tally.sidecar.internal.relay;
+
+import dev.tally.core.call.Delivery;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+
+/**
+ * Watches the JSON-RPC messages of one upstream response (each SSE event's data, or the JSON body)
+ * on their way to the client. Called on the upstream response's context, in order.
+ */
+public interface MessageTap {
+  /** The response head arrived, with these headers (before {@link #onHead}). */
+  default void onResponseHeaders(MultiMap headers) {}
+
+  /** The response head arrived. */
+  default void onHead(int status, boolean sse) {}
+
+  /**
+   * One message. Returns {@code null} to relay it now, or a future that completes when it may be
+   * relayed, with whom to tell whether it reached the client.
+   */
+  Future<Delivery> onMessage(byte[] message);
+
+  /**
+   * Whether the call this tap watches has its outcome recorded already (its answer, or a failure
+   * such as a timeout); taps that record nothing say {@code false}.
+   */
+  default boolean settled() {
+    return false;
+  }
+
+  /** The upstream response ended normally. */
+  default void onEnd() {}
+
+  /** The upstream response broke (reset, timeout, parse limit). */
+  default void onFailure(String reason) {}
+
+  /** {@link #onEnd()} when {@code failure} is null, else {@link #onFailure(String)}. */
+  default void ended(String failure) {
+    if (failure == null) {
+      onEnd();
+    } else {
+      onFailure(failure);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.tally.sidecar.internal.upstream;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * W3C Trace Context ({@code traceparent}, version 00): continues the caller's trace with a new span
+ * id for the upstream hop, or starts a trace when the header is absent or malformed.
+ */
+public final class TraceContext {
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  private TraceContext() {}
+
+  /** The {@code traceparent} to send upstream for an incoming one (may be {@code null}). */
+  public static String next(String incoming) {
+    String traceId = null;
+    String flags = "01";
+    if (incoming != null) {
+      String[] p = incoming.trim().split("-");
+      if (p.length >= 4
+          && p[0].length() == 2
+          && !p[0].equals("ff")
+          && hex(p[0])
+          && p[1].length() == 32
+          && hex(p[1])
+          && !zero(p[1])
+          && p[2].length() == 16
+          && hex(p[2])
+          && !zero(p[2])
+          && p[3].length() == 2
+          && hex(p[3])) {
+        traceId = p[1];
+        flags = p[3];
+      }
+    }
+    if (traceId == null) {
+      traceId = random(16);
+    }
+    return "00-" + traceId + "-" + random(8) + "-" + flags;
+  }
+
+  private static boolean hex(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean zero(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) != '0') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String random(int bytes) {
+    ThreadLocalRandom r = ThreadLocalRandom.current();
+    char[] out = new char[bytes * 2];
+    do {
+      for (int i = 0; i < out.length; i++) {
+        out[i] = HEX[r.nextInt(16)];
+      }
+    } while (zero(new String(out)));
+    return new String(out);
+  }
+}

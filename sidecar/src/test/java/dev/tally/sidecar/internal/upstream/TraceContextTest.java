@@ -1,0 +1,19 @@
+package dev.tally.sidecar.internal.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class TraceContextTest {
+  @Test
+  void traceparentKeepsTheTraceAndMintsASpan() {
+    String in = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    String out = TraceContext.next(in);
+    assertThat(out).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-").endsWith("-01");
+    assertThat(out).doesNotContain("00f067aa0ba902b7");
+    assertThat(TraceContext.next(null)).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    assertThat(TraceContext.next("garbage")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    assertThat(TraceContext.next("00-00000000000000000000000000000000-00f067aa0ba902b7-01"))
+        .doesNotContain("-00000000000000000000000000000000-");
+  }
+}
