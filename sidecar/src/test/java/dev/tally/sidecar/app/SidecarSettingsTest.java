@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tally.core.config.ConfigException;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.TallyConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SidecarSettingsTest {
   private static SidecarSettings settings(String yaml, ConfigOverrides o) {
@@ -177,12 +181,62 @@ class SidecarSettingsTest {
 
   @Test
   void adminBeyondLoopbackWithATokenIsAccepted() {
-    ConfigOverrides o = ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", "0123456789abcdef0123"));
+    String token = "0123456789abcdef0123456789abcdef";
+    ConfigOverrides o = ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", token));
     SidecarSettings s =
         settings(
             "upstream:\n  url: http://127.0.0.1:3000/mcp\nadmin:\n  listen: 0.0.0.0:9090\n", o);
-    assertThat(s.admin().token()).isEqualTo("0123456789abcdef0123");
-    assertThat(s.admin().toString()).doesNotContain("0123456789abcdef0123");
+    assertThat(s.admin().token()).isEqualTo(token);
+    assertThat(s.admin().toString()).doesNotContain(token);
+  }
+
+  /**
+   * A short token can be guessed over the port: both sources are refused below 32 characters, the
+   * problem naming the source and the length, never the token.
+   */
+  @Test
+  void anAdminTokenShorterThan32CharactersIsRefusedFromEitherSourceWithoutEchoingIt(
+      @TempDir Path dir) throws Exception {
+    String url = "upstream:\n  url: http://127.0.0.1:3000/mcp\n";
+    String shortToken = "s3cr3t-0123456789abcdef-0123456"; // 31 characters
+    assertThatThrownBy(
+            () -> settings(url, ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", "abc"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("admin.tokenFile: env TALLY_ADMIN_TOKEN: the token is 3 characters")
+        .hasMessageContaining("at least 32")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("abc"));
+    Path file = dir.resolve("admin.token");
+    Files.writeString(file, shortToken + "\n");
+    assertThatThrownBy(
+            () ->
+                settings(
+                    url + "admin:\n  listen: 0.0.0.0:9090\n  tokenFile: " + file + "\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e -> {
+              List<String> problems = ((ConfigException) e).problems();
+              assertThat(problems)
+                  .as("one problem: the short token, not also a missing one")
+                  .hasSize(1);
+              assertThat(problems.get(0))
+                  .startsWith("admin.tokenFile: the token in " + file + " is 31 characters")
+                  .contains("at least 32")
+                  .doesNotContain(shortToken);
+            });
+    String spaced = "0123456789abcdef 0123456789abcdef";
+    assertThatThrownBy(
+            () -> settings(url, ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", spaced))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("TALLY_ADMIN_TOKEN")
+        .hasMessageContaining("position 17")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain(spaced));
+    Files.writeString(file, shortToken + "X\n");
+    assertThat(
+            settings(url + "admin:\n  tokenFile: " + file + "\n", ConfigOverrides.none())
+                .admin()
+                .token())
+        .isEqualTo(shortToken + "X");
   }
 
   @Test
