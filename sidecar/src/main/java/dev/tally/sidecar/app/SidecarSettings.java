@@ -3,6 +3,7 @@ package dev.tally.sidecar.app;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.ConfigSection;
 import dev.tally.core.config.TallyConfig;
+import dev.tally.core.config.UrlRedaction;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.admin.AdminOptions;
 import dev.tally.sidecar.internal.http.Hosts;
@@ -66,15 +67,19 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "url",
           "missing (expected: the MCP server's URL, e.g. http://127.0.0.1:3000/mcp; flag --upstream)");
     } else {
+      String shown = UrlRedaction.ofText(url);
       try {
         upstream = URI.create(url);
-        if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())
+        if (UrlRedaction.hasUserInfo(upstream)) {
+          up.problem("url", shown + " (expected: " + SidecarOptions.NO_CREDENTIALS + ")");
+          upstream = null;
+        } else if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())
             || upstream.getHost() == null) {
-          up.problem("url", up.raw("url"), "an http:// or https:// URL with a host");
+          up.problem("url", shown + " (expected: an http:// or https:// URL with a host)");
           upstream = null;
         }
       } catch (IllegalArgumentException e) {
-        up.problem("url", up.raw("url"), "an http:// or https:// URL with a host");
+        up.problem("url", shown + " (expected: an http:// or https:// URL with a host)");
       }
     }
     HostPort listen =

@@ -172,6 +172,61 @@ class SidecarSettingsTest {
         .hasMessageContaining("1 to 1024");
   }
 
+  /**
+   * A credential in the upstream URL would be copied into the start log, every audit entry's target
+   * and the journal: userinfo is refused at start, in every form, never echoed.
+   */
+  @Test
+  void anUpstreamUrlWithUserinfoIsRefusedWithoutEchoingTheCredential() {
+    String marker = "Mk7-upstream-password";
+    for (String url :
+        List.of(
+            "http://alice:" + marker + "@127.0.0.1:3000/mcp",
+            "http://" + marker + "@127.0.0.1:3000/mcp",
+            "http://alice:" + marker + "/x@127.0.0.1:3000/mcp",
+            "http://alice:pa ss" + marker + "@127.0.0.1:3000/mcp")) {
+      for (ConfigOverrides o :
+          List.of(
+              ConfigOverrides.none().withFlag("upstream.url", url),
+              ConfigOverrides.ofEnv(Map.of("TALLY_UPSTREAM_URL", url)))) {
+        assertThatThrownBy(() -> settings("version: 1\n", o))
+            .as(url)
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("upstream.url")
+            .satisfies(
+                e -> assertThat(e.getMessage()).doesNotContain(marker).doesNotContain("alice"));
+      }
+    }
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://alice:" + marker + "@127.0.0.1:3000/mcp\n",
+                    ConfigOverrides.none()))
+        .hasMessageContaining("upstream.url: http://<redacted>@127.0.0.1:3000/mcp (expected:")
+        .hasMessageContaining("Authorization header")
+        .hasMessageContaining("Secret");
+  }
+
+  @Test
+  void aCredentialInTheUpstreamQueryIsKeptForTheUpstreamButNeverShown() {
+    String marker = "Mk7-query-token";
+    SidecarSettings s =
+        settings(
+            "upstream:\n  url: http://127.0.0.1:3000/mcp?tenant=a&token=" + marker + "\n",
+            ConfigOverrides.none());
+    assertThat(s.sidecar().upstream().getRawQuery()).contains(marker);
+    assertThat(s.sidecar().upstreamTarget())
+        .isEqualTo("http://127.0.0.1:3000/mcp?tenant=a&token=<redacted>");
+    assertThat(s.toString()).doesNotContain(marker);
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: ftp://127.0.0.1/mcp?token=" + marker + "\n",
+                    ConfigOverrides.none()))
+        .hasMessageContaining("upstream.url: ftp://127.0.0.1/mcp?token=<redacted>")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain(marker));
+  }
+
   @Test
   void upstreamMustBeHttp() {
     assertThatThrownBy(() -> settings("upstream:\n  url: ftp://x/mcp\n", ConfigOverrides.none()))
