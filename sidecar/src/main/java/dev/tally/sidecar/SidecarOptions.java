@@ -1,5 +1,6 @@
 package dev.tally.sidecar;
 
+import dev.tally.core.config.UrlRedaction;
 import dev.tally.sidecar.internal.http.Hosts;
 import io.vertx.core.VertxOptions;
 import java.net.URI;
@@ -18,7 +19,8 @@ import java.util.Objects;
  * @param port port of the MCP endpoint, 0 for any ({@code sidecar.port}, default {@value
  *     #DEFAULT_PORT})
  * @param upstream the upstream MCP endpoint, e.g. {@code http://127.0.0.1:3000/mcp} ({@code
- *     upstream.url})
+ *     upstream.url}); userinfo ({@code user:password@}) is refused. Show or record it only as
+ *     {@link #upstreamTarget()}
  * @param path the path the sidecar serves ({@code sidecar.path}, default: the upstream's path)
  * @param allowedOrigins {@code Origin} values allowed besides loopback ones ({@code
  *     sidecar.allowedOrigins}, default none); {@code *} allows any
@@ -99,12 +101,17 @@ public record SidecarOptions(
     require(host != null && !host.isBlank(), "sidecar.host", host, "a host name or address");
     require(port >= 0 && port <= 65535, "sidecar.port", port, "0..65535");
     Objects.requireNonNull(upstream, "upstream.url");
+    require(
+        !UrlRedaction.hasUserInfo(upstream),
+        "upstream.url",
+        UrlRedaction.ofText(upstream.toString()),
+        NO_CREDENTIALS);
     String scheme =
         upstream.getScheme() == null ? "" : upstream.getScheme().toLowerCase(Locale.ROOT);
     require(
         (scheme.equals("http") || scheme.equals("https")) && upstream.getHost() != null,
         "upstream.url",
-        upstream,
+        UrlRedaction.ofText(upstream.toString()),
         "an absolute http(s) URL");
     if (path == null || path.isEmpty()) {
       path =
@@ -145,6 +152,24 @@ public record SidecarOptions(
         "sidecar.maxBatchSize",
         maxBatchSize,
         "an integer from 1 to " + MAX_BATCH_SIZE_LIMIT);
+  }
+
+  /**
+   * What a refused {@code upstream.url} with userinfo is told: the sidecar never sends userinfo
+   * upstream, and a URL is copied into logs, process listings and the audit chain.
+   */
+  public static final String NO_CREDENTIALS =
+      "a URL without a user name or password: Tally never sends them to the upstream, and a URL"
+          + " ends up in logs, process listings and the audit chain; let clients send their"
+          + " Authorization header, which the sidecar passes through, or give the upstream its"
+          + " credential from a Secret";
+
+  /**
+   * The upstream as it may be logged or recorded ({@link UrlRedaction#of}): no userinfo, no
+   * fragment, credential-looking query values redacted. The audit {@code target}.
+   */
+  public String upstreamTarget() {
+    return UrlRedaction.of(upstream);
   }
 
   /** Options with every default, in front of {@code upstream}. */
@@ -195,6 +220,21 @@ public record SidecarOptions(
     int loops =
         eventLoops > 0 ? eventLoops : Math.min(2, Runtime.getRuntime().availableProcessors());
     return Math.max(1, loops);
+  }
+
+  /** Names the endpoints; the upstream as {@link #upstreamTarget()}, never with its secrets. */
+  @Override
+  public String toString() {
+    return "SidecarOptions["
+        + host
+        + ":"
+        + port
+        + path
+        + " -> "
+        + upstreamTarget()
+        + ", eventLoops="
+        + eventLoops
+        + "]";
   }
 
   private static void require(boolean ok, String key, Object value, String expected) {

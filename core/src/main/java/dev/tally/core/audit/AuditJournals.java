@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The audit journals of one directory (ARCHITECTURE.md §9): {@value AuditFiles#ACTIVITY} (one entry
@@ -92,10 +93,11 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
     FileChannel lockChannel = null;
     Journal activity = null;
     try {
-      Files.createDirectories(dir);
+      FileOps.createDirectories(dir);
       lockChannel =
-          FileChannel.open(
-              dir.resolve(AuditFiles.LOCK), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileOps.openOwnerOnly(
+              dir.resolve(AuditFiles.LOCK),
+              Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE));
       lock(dir, lockChannel);
       SigningKey key = signingKey(dir);
       activity = Journal.open(dir.resolve(AuditFiles.ACTIVITY), key, options, relief);

@@ -1,5 +1,6 @@
 package dev.tally.core.audit;
 
+import dev.tally.core.config.UrlRedaction;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
@@ -24,7 +25,9 @@ import java.util.Objects;
  *     thread flushes itself); normally the store's group commit or the periodic flush drains them
  *     long before
  * @param target the upstream identity written to activity entries (the sidecar's upstream, the
- *     filter's application), or {@code null}
+ *     filter's application), or {@code null}; a URL is kept without userinfo, fragment and
+ *     credential-looking query values ({@link UrlRedaction#ofTarget}), since whatever enters the
+ *     chain stays there
  * @param clock the time source for checkpoints and creation entries without a state time
  * @param canonicalizer RFC 8785 canonical JSON, used to check a journal's chain when it is opened
  *     and for an entry the writer's own flat canonical form does not cover (a lone surrogate, an
@@ -65,7 +68,7 @@ public record AuditOptions(
       throw new IllegalArgumentException(
           "audit.maxPendingBytes: " + maxPendingBytes + " (expected: a positive number of bytes)");
     }
-    target = Text.clean(target, MAX_TARGET_CHARS);
+    target = Text.clean(UrlRedaction.ofTarget(target), MAX_TARGET_CHARS);
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(canonicalizer, "canonicalizer");
   }

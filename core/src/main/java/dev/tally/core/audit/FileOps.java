@@ -13,13 +13,41 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
-/** Small durable file operations: atomic creation with a mode, directory fsync. */
+/**
+ * Small durable file operations: atomic creation with a mode, directory fsync. What the audit
+ * directory holds is created owner-only ({@code rwx------} directories, {@code rw-------} files) on
+ * POSIX file systems, the mode given at creation rather than set afterwards: the journals name
+ * actors, tools and targets, and the signing key is secret. Only the public key is world-readable.
+ */
 final class FileOps {
   static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+  static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY =
+      PosixFilePermissions.fromString("rwx------");
   static final Set<PosixFilePermission> WORLD_READABLE =
       PosixFilePermissions.fromString("rw-r--r--");
 
   private FileOps() {}
+
+  /** Creates {@code dir} and any missing parents owner-only; existing ones keep their mode. */
+  static void createDirectories(Path dir) throws IOException {
+    if (posix(dir)) {
+      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
+    } else {
+      Files.createDirectories(dir);
+    }
+  }
+
+  /** Opens {@code file} with {@code options}; when this creates it, it is created owner-only. */
+  static FileChannel openOwnerOnly(Path file, Set<StandardOpenOption> options) throws IOException {
+    if (posix(file)) {
+      return FileChannel.open(file, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    }
+    return FileChannel.open(file, options);
+  }
+
+  private static boolean posix(Path p) {
+    return p.getFileSystem().supportedFileAttributeViews().contains("posix");
+  }
 
   /**
    * Creates {@code file} with {@code content}, fsync'd, so that it never exists half-written and is

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestException;
 import java.security.MessageDigest;
 import java.time.Instant;
@@ -148,16 +147,8 @@ final class Journal {
   }
 
   static FileChannel openChannel(Path file) throws IOException {
-    Set<StandardOpenOption> opts =
-        Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    try {
-      return FileChannel.open(
-          file,
-          opts,
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r-----")));
-    } catch (UnsupportedOperationException e) {
-      return FileChannel.open(file, opts);
-    }
+    return FileOps.openOwnerOnly(
+        file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE));
   }
 
   /** Buffers one entry (the body without {@code v}, {@code seq}, {@code prev}, {@code hash}). */

@@ -250,9 +250,6 @@ public final class KeyFiles {
         }
         throw e;
       }
-      if (posix) {
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-      }
     } catch (FileAlreadyExistsException e) {
       throw new KeyException("hmac key file " + file + ": already exists (not overwritten)", e);
     } catch (IOException e) {

@@ -5,6 +5,7 @@ import static dev.tally.core.audit.Fixtures.accepted;
 import static dev.tally.core.audit.Fixtures.activity;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.execution.Execution;
@@ -333,6 +334,34 @@ class AuditJournalsTest {
     try (AuditJournals j = open()) {
       assertThat(j.publicKey()).isEqualTo(key);
     }
+  }
+
+  /**
+   * The journals name actors, tools and targets: the directory and every file in it are the owner's
+   * only (0700 / 0600) from the moment they exist, whatever the umask; only the public key, meant
+   * for verifiers, is world-readable.
+   */
+  @Test
+  void theDirectoryAndEveryFileButThePublicKeyAreCreatedOwnerOnly() throws IOException {
+    assumeTrue(dir.getFileSystem().supportedFileAttributeViews().contains("posix"));
+    Path nested = dir.resolve("data").resolve("audit");
+    try (AuditJournals j = AuditJournals.open(nested, Fixtures.options(clock))) {
+      Fixtures.happyPath(j, accepted("alice", "refund", "hmac-sha256:k1:aa", T0), true);
+      j.session(new SessionSeen(SessionRef.run("run-7"), "alice", "agent", "1.0", null, T0));
+    }
+    for (Path d : List.of(dir.resolve("data"), nested)) {
+      assertThat(mode(d)).as(d.toString()).isEqualTo("rwx------");
+    }
+    for (String f :
+        List.of(
+            AuditFiles.ACTIVITY, AuditFiles.SESSIONS, AuditFiles.LOCK, AuditFiles.SIGNING_KEY)) {
+      assertThat(mode(nested.resolve(f))).as(f).isEqualTo("rw-------");
+    }
+    assertThat(mode(nested.resolve(AuditFiles.PUBLIC_KEY))).isEqualTo("rw-r--r--");
+  }
+
+  private static String mode(Path p) throws IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
   }
 
   @Test

@@ -96,6 +96,27 @@ class AuditNoSecretTest {
     assertThat(AuditTimeline.render(dir, Optional.of(created.id().value()))).doesNotContain(SECRET);
   }
 
+  /**
+   * The target is written into every activity entry of an append-only chain: a URL target keeps
+   * neither its userinfo nor a credential-looking query value, whoever hands it over.
+   */
+  @Test
+  void aCredentialInAUrlTargetNeverReachesTheChain() throws Exception {
+    MutableClock clock = new MutableClock(T0);
+    AuditOptions options =
+        Fixtures.options(clock)
+            .withTarget("https://bob:" + SECRET + "@mcp.example.com/mcp?tenant=a&token=" + SECRET);
+    assertThat(options.target()).isEqualTo("https://mcp.example.com/mcp?tenant=a&token=<redacted>");
+    try (AuditJournals j = AuditJournals.open(dir, options)) {
+      Fixtures.happyPath(j, Fixtures.accepted("alice", "pay", "hmac-sha256:k1:aa", T0), true);
+    }
+    String activity = Files.readString(dir.resolve(AuditFiles.ACTIVITY));
+    assertThat(activity)
+        .doesNotContain(SECRET)
+        .doesNotContain("bob")
+        .contains("\"target\":\"https://mcp.example.com/mcp?tenant=a&token=<redacted>\"");
+  }
+
   @Test
   void aMalformedKeyFileIsReportedWithoutEchoingIt() {
     String line = "tally-audit-key-v1 ed25519 0011223344556677 " + SECRET + "!";

@@ -137,6 +137,11 @@ class KeyFilesTest {
     if (f.getFileSystem().supportedFileAttributeViews().contains("posix")) {
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
           .isEqualTo("rw-------");
+      for (Path d : List.of(dir.resolve("store"), dir.resolve("store/sub"))) {
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(d)))
+            .as(d.toString())
+            .isEqualTo("rwx------");
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package dev.tally.sidecar.app;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.ConfigSection;
 import dev.tally.core.config.TallyConfig;
+import dev.tally.core.config.UrlRedaction;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.admin.AdminOptions;
 import dev.tally.sidecar.internal.http.Hosts;
@@ -66,15 +67,19 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "url",
           "missing (expected: the MCP server's URL, e.g. http://127.0.0.1:3000/mcp; flag --upstream)");
     } else {
+      String shown = UrlRedaction.ofText(url);
       try {
         upstream = URI.create(url);
-        if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())
+        if (UrlRedaction.hasUserInfo(upstream)) {
+          up.problem("url", shown + " (expected: " + SidecarOptions.NO_CREDENTIALS + ")");
+          upstream = null;
+        } else if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())
             || upstream.getHost() == null) {
-          up.problem("url", up.raw("url"), "an http:// or https:// URL with a host");
+          up.problem("url", shown + " (expected: an http:// or https:// URL with a host)");
           upstream = null;
         }
       } catch (IllegalArgumentException e) {
-        up.problem("url", up.raw("url"), "an http:// or https:// URL with a host");
+        up.problem("url", shown + " (expected: an http:// or https:// URL with a host)");
       }
     }
     HostPort listen =
@@ -82,7 +87,10 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
             sc, "listen", new HostPort(SidecarOptions.DEFAULT_HOST, SidecarOptions.DEFAULT_PORT));
     HostPort adminListen = hostPort(ad, "listen", AdminOptions.DEFAULT_LISTEN);
     String token = adminToken(ad, overrides);
-    if (adminListen != null && !adminListen.isLoopback() && token == null) {
+    if (adminListen != null
+        && !adminListen.isLoopback()
+        && token == null
+        && !tokenGiven(ad, overrides)) {
       ad.problem(
           "tokenFile",
           "missing while admin.listen is "
@@ -223,25 +231,63 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
     return hp;
   }
 
+  /**
+   * The admin token from {@code admin.tokenFile}, else {@value #ADMIN_TOKEN_ENV}; {@code null} when
+   * neither is set or the token is refused (then a problem names where it came from, its length and
+   * what was expected, never the token).
+   */
   private static String adminToken(ConfigSection ad, ConfigOverrides overrides) {
     String file = ad.string("tokenFile", null);
     if (file != null) {
+      String t;
       try {
-        String t = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-        if (t.length() < 16) {
-          ad.problem(
-              "tokenFile",
-              "the token in " + file + " is " + t.length() + " characters (expected: at least 16)");
-          return null;
-        }
-        return t;
+        t = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
       } catch (IOException | RuntimeException e) {
         ad.problem(
             "tokenFile", file + " cannot be read (expected: a readable file holding the token)");
         return null;
       }
+      String bad = tokenProblem(t);
+      if (bad != null) {
+        ad.problem("tokenFile", "the token in " + file + " " + bad);
+        return null;
+      }
+      return t;
     }
     String env = overrides.env(ADMIN_TOKEN_ENV);
-    return env == null || env.isBlank() ? null : env.strip();
+    if (env == null || env.isBlank()) {
+      return null;
+    }
+    String t = env.strip();
+    String bad = tokenProblem(t);
+    if (bad != null) {
+      ad.problem("tokenFile", "env " + ADMIN_TOKEN_ENV + ": the token " + bad);
+      return null;
+    }
+    return t;
+  }
+
+  /** Whether a token source is configured at all, accepted or not. */
+  private static boolean tokenGiven(ConfigSection ad, ConfigOverrides overrides) {
+    String env = overrides.env(ADMIN_TOKEN_ENV);
+    return ad.string("tokenFile", null) != null || (env != null && !env.isBlank());
+  }
+
+  /** Why {@code token} cannot guard the admin port, or {@code null}; never quotes it. */
+  static String tokenProblem(String token) {
+    String expected =
+        " (expected: at least "
+            + AdminOptions.MIN_TOKEN_CHARS
+            + " visible ASCII characters, e.g. from `openssl rand -hex 32`)";
+    if (token.length() < AdminOptions.MIN_TOKEN_CHARS) {
+      return "is " + token.length() + " characters" + expected;
+    }
+    for (int i = 0; i < token.length(); i++) {
+      char c = token.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        return "holds a space, control or non-ASCII character at position " + (i + 1) + expected;
+      }
+    }
+    return null;
   }
 }

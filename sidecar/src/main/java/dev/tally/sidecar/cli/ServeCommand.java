@@ -104,7 +104,7 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
             + server.mcpPort()
             + settings.sidecar().path()
             + " -> "
-            + settings.sidecar().upstream()
+            + settings.sidecar().upstreamTarget()
             + "; admin on http://"
             + hostFor(settings.admin().listen().host())
             + ":"

@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tally.core.config.ConfigException;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.TallyConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SidecarSettingsTest {
   private static SidecarSettings settings(String yaml, ConfigOverrides o) {
@@ -168,6 +172,61 @@ class SidecarSettingsTest {
         .hasMessageContaining("1 to 1024");
   }
 
+  /**
+   * A credential in the upstream URL would be copied into the start log, every audit entry's target
+   * and the journal: userinfo is refused at start, in every form, never echoed.
+   */
+  @Test
+  void anUpstreamUrlWithUserinfoIsRefusedWithoutEchoingTheCredential() {
+    String marker = "Mk7-upstream-password";
+    for (String url :
+        List.of(
+            "http://alice:" + marker + "@127.0.0.1:3000/mcp",
+            "http://" + marker + "@127.0.0.1:3000/mcp",
+            "http://alice:" + marker + "/x@127.0.0.1:3000/mcp",
+            "http://alice:pa ss" + marker + "@127.0.0.1:3000/mcp")) {
+      for (ConfigOverrides o :
+          List.of(
+              ConfigOverrides.none().withFlag("upstream.url", url),
+              ConfigOverrides.ofEnv(Map.of("TALLY_UPSTREAM_URL", url)))) {
+        assertThatThrownBy(() -> settings("version: 1\n", o))
+            .as(url)
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("upstream.url")
+            .satisfies(
+                e -> assertThat(e.getMessage()).doesNotContain(marker).doesNotContain("alice"));
+      }
+    }
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://alice:" + marker + "@127.0.0.1:3000/mcp\n",
+                    ConfigOverrides.none()))
+        .hasMessageContaining("upstream.url: http://<redacted>@127.0.0.1:3000/mcp (expected:")
+        .hasMessageContaining("Authorization header")
+        .hasMessageContaining("Secret");
+  }
+
+  @Test
+  void aCredentialInTheUpstreamQueryIsKeptForTheUpstreamButNeverShown() {
+    String marker = "Mk7-query-token";
+    SidecarSettings s =
+        settings(
+            "upstream:\n  url: http://127.0.0.1:3000/mcp?tenant=a&token=" + marker + "\n",
+            ConfigOverrides.none());
+    assertThat(s.sidecar().upstream().getRawQuery()).contains(marker);
+    assertThat(s.sidecar().upstreamTarget())
+        .isEqualTo("http://127.0.0.1:3000/mcp?tenant=a&token=<redacted>");
+    assertThat(s.toString()).doesNotContain(marker);
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: ftp://127.0.0.1/mcp?token=" + marker + "\n",
+                    ConfigOverrides.none()))
+        .hasMessageContaining("upstream.url: ftp://127.0.0.1/mcp?token=<redacted>")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain(marker));
+  }
+
   @Test
   void upstreamMustBeHttp() {
     assertThatThrownBy(() -> settings("upstream:\n  url: ftp://x/mcp\n", ConfigOverrides.none()))
@@ -177,12 +236,62 @@ class SidecarSettingsTest {
 
   @Test
   void adminBeyondLoopbackWithATokenIsAccepted() {
-    ConfigOverrides o = ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", "0123456789abcdef0123"));
+    String token = "0123456789abcdef0123456789abcdef";
+    ConfigOverrides o = ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", token));
     SidecarSettings s =
         settings(
             "upstream:\n  url: http://127.0.0.1:3000/mcp\nadmin:\n  listen: 0.0.0.0:9090\n", o);
-    assertThat(s.admin().token()).isEqualTo("0123456789abcdef0123");
-    assertThat(s.admin().toString()).doesNotContain("0123456789abcdef0123");
+    assertThat(s.admin().token()).isEqualTo(token);
+    assertThat(s.admin().toString()).doesNotContain(token);
+  }
+
+  /**
+   * A short token can be guessed over the port: both sources are refused below 32 characters, the
+   * problem naming the source and the length, never the token.
+   */
+  @Test
+  void anAdminTokenShorterThan32CharactersIsRefusedFromEitherSourceWithoutEchoingIt(
+      @TempDir Path dir) throws Exception {
+    String url = "upstream:\n  url: http://127.0.0.1:3000/mcp\n";
+    String shortToken = "s3cr3t-0123456789abcdef-0123456"; // 31 characters
+    assertThatThrownBy(
+            () -> settings(url, ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", "abc"))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("admin.tokenFile: env TALLY_ADMIN_TOKEN: the token is 3 characters")
+        .hasMessageContaining("at least 32")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("abc"));
+    Path file = dir.resolve("admin.token");
+    Files.writeString(file, shortToken + "\n");
+    assertThatThrownBy(
+            () ->
+                settings(
+                    url + "admin:\n  listen: 0.0.0.0:9090\n  tokenFile: " + file + "\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e -> {
+              List<String> problems = ((ConfigException) e).problems();
+              assertThat(problems)
+                  .as("one problem: the short token, not also a missing one")
+                  .hasSize(1);
+              assertThat(problems.get(0))
+                  .startsWith("admin.tokenFile: the token in " + file + " is 31 characters")
+                  .contains("at least 32")
+                  .doesNotContain(shortToken);
+            });
+    String spaced = "0123456789abcdef 0123456789abcdef";
+    assertThatThrownBy(
+            () -> settings(url, ConfigOverrides.ofEnv(Map.of("TALLY_ADMIN_TOKEN", spaced))))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("TALLY_ADMIN_TOKEN")
+        .hasMessageContaining("position 17")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain(spaced));
+    Files.writeString(file, shortToken + "X\n");
+    assertThat(
+            settings(url + "admin:\n  tokenFile: " + file + "\n", ConfigOverrides.none())
+                .admin()
+                .token())
+        .isEqualTo(shortToken + "X");
   }
 
   @Test

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AdminApiIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String TOKEN = "admin-token-0123456789abcdef";
+  private static final String TOKEN = "admin-token-0123456789abcdef-0123456789";
 
   @RegisterExtension
   static final CountingUpstreamExtension UPSTREAM = new CountingUpstreamExtension();

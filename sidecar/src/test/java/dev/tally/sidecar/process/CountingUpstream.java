@@ -38,9 +38,17 @@ final class CountingUpstream {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
-  /** One {@code tools/call} as received, at {@code atNanos} ({@link System#nanoTime()}). */
+  /**
+   * One {@code tools/call} as received, at {@code atNanos} ({@link System#nanoTime()}), with the
+   * {@code Authorization} header it carried (or null).
+   */
   record Receipt(
-      String tool, String title, String idempotencyKey, String executionId, long atNanos) {}
+      String tool,
+      String title,
+      String idempotencyKey,
+      String executionId,
+      long atNanos,
+      String authorization) {}
 
   /**
    * What the first receipt of a title gets; later receipts (re-dispatches) are answered at once.
@@ -229,7 +237,8 @@ final class CountingUpstream {
             title,
             key,
             params.path("_meta").path("dev.tally/executionId").asText(null),
-            System.nanoTime());
+            System.nanoTime(),
+            req.getHeader("Authorization"));
     List<Receipt> list = receipts.computeIfAbsent(title, t -> new ArrayList<>());
     boolean first;
     synchronized (list) {

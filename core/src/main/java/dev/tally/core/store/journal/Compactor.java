@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -200,13 +199,7 @@ final class Compactor implements GroupWriter.AfterGroup {
   }
 
   private long writeSnapshot(Path tmp, long seq, LogState state) throws IOException {
-    try (FileChannel ch =
-        dir.channels()
-            .open(
-                tmp,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
+    try (FileChannel ch = dir.createNew(tmp)) {
       long pos = 0;
       ByteBuffer header = JournalFormat.header(JournalFormat.KIND_SNAPSHOT, seq);
       JournalDir.writeFully(ch, header, pos);

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -60,10 +61,14 @@ final class JournalDir implements AutoCloseable {
     FileChannel ch = null;
     try {
       if (!Files.isDirectory(dir)) {
-        Files.createDirectories(dir);
+        OwnerOnly.createDirectories(dir);
         syncDirectory(dir.toAbsolutePath().getParent());
       }
-      ch = channels.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      ch =
+          channels.open(
+              lockPath,
+              Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+              OwnerOnly.file(dir));
       FileLock lock;
       try {
         lock = ch.tryLock();
@@ -162,18 +167,23 @@ final class JournalDir implements AutoCloseable {
    */
   FileChannel create(Path file, short kind, long seq) throws IOException {
     Path tmp = tmp(file);
-    try (FileChannel ch =
-        channels.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+    try (FileChannel ch = createNew(tmp)) {
       writeFully(ch, JournalFormat.header(kind, seq), 0);
       ch.force(true);
     }
     move(tmp, file);
     sync();
     return channels.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+  }
+
+  /**
+   * Creates {@code file} owner-only ({@link OwnerOnly}) for writing; a leftover of an earlier
+   * attempt is deleted first, so the new file never inherits its mode.
+   */
+  FileChannel createNew(Path file) throws IOException {
+    Files.deleteIfExists(file);
+    return channels.open(
+        file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), OwnerOnly.file(dir));
   }
 
   /** Renames atomically (falls back to a plain replace where atomic moves are unsupported). */

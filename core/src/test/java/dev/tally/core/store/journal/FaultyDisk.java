@@ -9,7 +9,9 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +53,10 @@ final class FaultyDisk implements ChannelFactory {
   }
 
   @Override
-  public FileChannel open(Path path, OpenOption... options) throws IOException {
-    FileChannel real = FileChannel.open(path, options);
+  public FileChannel open(
+      Path path, Set<? extends OpenOption> options, FileAttribute<?>... attributes)
+      throws IOException {
+    FileChannel real = FileChannel.open(path, options, attributes);
     return path.getFileName().toString().startsWith("journal-") ? new Channel(real) : real;
   }
 
