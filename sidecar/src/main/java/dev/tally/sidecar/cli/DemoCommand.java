@@ -9,9 +9,11 @@ import picocli.CommandLine.Command;
 /** {@code tally demo}: the self-contained walk-through for a newcomer. */
 @Command(
     name = "demo",
+    header = "Shows a lost response and its retry: the tool runs once, the retry is replayed.",
     description = {
-      "Starts a demo MCP server with a write tool that counts its side effects, Tally in front of",
-      "it, and a scripted agent that loses a response and retries. Prints each step; exits 0."
+      "Starts a demo MCP server with a write tool that counts its side effects, Tally in front of"
+          + " it, and a scripted agent that loses a response and retries.",
+      "Prints each step; exits 0, or 1 if the side-effect count is ever wrong."
     })
 final class DemoCommand implements Callable<Integer>, TallyCli.Streams {
   PrintStream out = System.out;
