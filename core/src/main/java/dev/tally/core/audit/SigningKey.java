@@ -76,8 +76,6 @@ final class SigningKey {
 
   /** Loads {@code file}; refuses a file that group or others may read. */
   static SigningKey load(Path file) {
-    byte[] content = null;
-    byte[] seed = null;
     try {
       Set<PosixFilePermission> mode = FileOps.posixMode(file);
       if (mode != null && !FileOps.OWNER_ONLY.containsAll(mode)) {
@@ -87,6 +85,21 @@ final class SigningKey {
                 + PosixFilePermissions.toString(mode)
                 + " lets others read the signing key (expected rw------- ; run chmod 600 on it)");
       }
+    } catch (IOException e) {
+      throw new AuditException(AuditException.Code.KEY, file + ": cannot read: " + e, e);
+    }
+    return read(file);
+  }
+
+  /**
+   * Reads {@code file} whatever its mode: for a key mounted by a platform that cannot make it
+   * owner-only (a Kubernetes Secret volume), to be copied into an audit directory as an owner-only
+   * file ({@link AuditSigningKeys#install}).
+   */
+  static SigningKey read(Path file) {
+    byte[] content = null;
+    byte[] seed = null;
+    try {
       content = Files.readAllBytes(file);
       String[] fields = keyLine(file, new String(content, StandardCharsets.UTF_8));
       byte[] pub;

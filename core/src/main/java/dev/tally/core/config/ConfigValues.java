@@ -21,6 +21,17 @@ public final class ConfigValues {
 
   private ConfigValues() {}
 
+  /**
+   * {@code value} as a configuration message may show it: {@code <redacted>} under a key path that
+   * looks like a secret ({@code token}, {@code password}, a name ending in {@code key}, ...), cut
+   * to a readable length, control characters replaced; mappings and lists are named, not printed.
+   * Adapters that validate the file themselves (the sidecar's schema check) use it so their
+   * messages follow the same rules as the core's.
+   */
+  public static String shown(String path, com.fasterxml.jackson.databind.JsonNode value) {
+    return Problems.show(path, value);
+  }
+
   /** Parses a duration; empty when {@code text} is neither short nor ISO-8601 syntax. */
   public static Optional<Duration> parseDuration(String text) {
     String s = text.strip();

@@ -3,6 +3,7 @@ package dev.tally.sidecar.cli;
 import dev.tally.core.audit.AuditException;
 import dev.tally.core.audit.AuditFiles;
 import dev.tally.core.audit.AuditPublicKey;
+import dev.tally.core.audit.AuditSigningKeys;
 import dev.tally.core.audit.AuditTimeline;
 import dev.tally.core.audit.AuditVerification;
 import dev.tally.core.audit.AuditVerifier;
@@ -19,7 +20,12 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "audit",
     description = "Verifies and reads the hash-chained audit journals.",
-    subcommands = {AuditCommand.Verify.class, AuditCommand.Show.class, AuditCommand.Key.class})
+    subcommands = {
+      AuditCommand.Verify.class,
+      AuditCommand.Show.class,
+      AuditCommand.Key.class,
+      AuditCommand.InstallKey.class
+    })
 final class AuditCommand implements Runnable {
   @Override
   public void run() {
@@ -29,6 +35,7 @@ final class AuditCommand implements Runnable {
   /** {@code tally audit verify DIR}. */
   @Command(
       name = "verify",
+      header = "Checks the hash chain and the signed checkpoints of the journals in DIR.",
       description = {
         "Checks the hash chain and the signed checkpoints of both journals in DIR.",
         "Prints 'ok: <n> entries, <m> checkpoints' and exits 0, or names the first bad entry and exits 1."
@@ -136,6 +143,58 @@ final class AuditCommand implements Runnable {
         return 0;
       } catch (AuditException e) {
         err.println("tally audit key: " + e.getMessage());
+        return TallyCli.EXIT_USAGE;
+      }
+    }
+  }
+
+  /** {@code tally audit install-key KEYFILE DIR}. */
+  @Command(
+      name = "install-key",
+      header = "Copies an audit signing key into an audit directory as an owner-only file.",
+      description = {
+        "Copies the signing key KEYFILE (made by 'tally key generate --type audit') into DIR as"
+            + " audit-signing.key, mode 0600, so the journals there are signed with it instead of"
+            + " a key generated on first start. For keys mounted from a Kubernetes Secret, whose"
+            + " files cannot be owner-only: run it in an init container before 'tally serve'.",
+        "Does nothing if DIR already holds this key; refuses (exit 2, nothing written) if DIR"
+            + " holds another key, since journals signed by one key cannot be continued under"
+            + " another. The key is never printed."
+      })
+  static final class InstallKey implements Callable<Integer>, TallyCli.Streams {
+    @Parameters(index = "0", paramLabel = "KEYFILE", description = "The signing key to install.")
+    Path keyFile;
+
+    @Parameters(
+        index = "1",
+        paramLabel = "DIR",
+        description =
+            "The audit directory: the sibling 'audit' of the journal store's directory (store"
+                + " journal:/var/lib/tally/journal -> /var/lib/tally/audit).")
+    Path dir;
+
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    @Override
+    public void streams(InputStream in, PrintStream out, PrintStream err) {
+      this.out = out;
+      this.err = err;
+    }
+
+    @Override
+    public Integer call() {
+      try {
+        AuditSigningKeys.Installed r = AuditSigningKeys.install(keyFile, dir);
+        String id = AuditSigningKeys.publicKeyOf(keyFile).keyId();
+        out.println(
+            r == AuditSigningKeys.Installed.COPIED
+                ? "tally: installed audit signing key " + id + " in " + dir
+                : "tally: " + dir + " already holds audit signing key " + id);
+        out.flush();
+        return 0;
+      } catch (AuditException e) {
+        err.println("tally audit install-key: " + e.getMessage());
         return TallyCli.EXIT_USAGE;
       }
     }

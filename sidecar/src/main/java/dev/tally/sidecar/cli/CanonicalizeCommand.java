@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 /** {@code tally canonicalize}: JSON on stdin → RFC 8785 canonical JSON on stdout. */
 @Command(
     name = "canonicalize",
+    header = "Writes the RFC 8785 canonical form of the JSON on stdin.",
     description = {
       "Reads JSON on stdin and writes its RFC 8785 canonical form to stdout.",
       "Bad input: exit 2 and one line on stderr naming the JSON pointer of the problem."

@@ -22,7 +22,9 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -34,9 +36,12 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "fingerprint",
+    header = "Prints the canonical action record and fingerprint of a tools/call on stdin.",
     description = {
-      "Reads a tools/call (a JSON-RPC request, or just its params) on stdin and prints the",
-      "canonical action record and the fingerprint Tally computes for it."
+      "Reads a tools/call (a JSON-RPC request, or just its params) on stdin and prints the"
+          + " canonical action record and the fingerprint Tally computes for it: the same code"
+          + " path as the gate, without a store.",
+      "Bad input or configuration: exit 2 and one line on stderr."
     })
 final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
   @Option(
@@ -64,9 +69,11 @@ final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
 
   @Option(
       names = {"-H", "--header"},
+      paramLabel = "NAME:VALUE",
       description =
-          "A request header NAME:VALUE (e.g. Idempotency-Key:k1, Tally-Intent-Scope:run-7).")
-  Map<String, String> headersOption = new LinkedHashMap<>();
+          "A request header NAME:VALUE or NAME=VALUE (e.g. 'Idempotency-Key: k1',"
+              + " Tally-Intent-Scope=run-7); repeatable.")
+  List<String> headersOption = new ArrayList<>();
 
   InputStream in = System.in;
   PrintStream out = System.out;
@@ -81,6 +88,19 @@ final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
 
   @Override
   public Integer call() {
+    Map<String, String> h = new LinkedHashMap<>();
+    for (int i = 0; i < headersOption.size(); i++) {
+      String[] nv = header(headersOption.get(i));
+      if (nv == null) {
+        // The text is not echoed: a header may carry a credential.
+        err.println(
+            "tally fingerprint: -H number "
+                + (i + 1)
+                + " is malformed (expected: NAME:VALUE or NAME=VALUE, NAME an HTTP header name)");
+        return TallyCli.EXIT_USAGE;
+      }
+      h.put(nv[0].toLowerCase(java.util.Locale.ROOT), nv[1]);
+    }
     try {
       TallyConfig cfg = TallyConfig.load(config, ConfigOverrides.ofEnv(System.getenv()));
       KeyRing keys = KeyFiles.load(keyFile);
@@ -95,8 +115,6 @@ final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
             "tally fingerprint: stdin: expected a tools/call request or its params with a string \"name\"");
         return TallyCli.EXIT_USAGE;
       }
-      Map<String, String> h = new LinkedHashMap<>();
-      headersOption.forEach((k, v) -> h.put(k.toLowerCase(java.util.Locale.ROOT), v));
       Headers headers = name -> h.get(name.toLowerCase(java.util.Locale.ROOT));
       ToolCall call =
           new ToolCall(
@@ -140,6 +158,30 @@ final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
       err.println("tally fingerprint: cannot read stdin: " + e.getClass().getSimpleName());
       return TallyCli.EXIT_USAGE;
     }
+  }
+
+  /**
+   * Splits {@code NAME:VALUE} or {@code NAME=VALUE} at the first {@code :} or {@code =} (neither
+   * can occur in a header name, RFC 9110 token); the value loses surrounding blanks. Null if
+   * malformed.
+   */
+  static String[] header(String s) {
+    int at = -1;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == ':' || c == '=') {
+        at = i;
+        break;
+      }
+    }
+    if (at <= 0) {
+      return null;
+    }
+    String name = s.substring(0, at).strip();
+    if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")) {
+      return null;
+    }
+    return new String[] {name, s.substring(at + 1).strip()};
   }
 
   private static JsonNode params(JsonNode root) {

@@ -21,8 +21,15 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "serve",
-    description =
-        "Runs the sidecar in front of an MCP server (Ctrl-C or SIGTERM drains and stops).")
+    header = "Runs the sidecar in front of an MCP server (Ctrl-C or SIGTERM drains and stops).",
+    description = {
+      "Runs the sidecar in front of an MCP server until Ctrl-C or SIGTERM, then drains and exits 0.",
+      "The configuration (file, TALLY_* environment, flags) is checked in full first, against"
+          + " config/tally.schema.json and every rule of config/README.md, and the listen ports"
+          + " are checked free: a bad one exits 2 (3 for a busy port) before anything is written"
+          + " to disk.",
+      "Precedence: flag > environment > config file > default."
+    })
 final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
   @Option(
       names = "--upstream",
@@ -36,12 +43,18 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
 
   @Option(
       names = "--admin",
-      description = "Admin listen address HOST:PORT (admin.listen; default 127.0.0.1:9090).")
+      description =
+          "Admin listen address HOST:PORT (admin.listen; default 127.0.0.1:9090). Beyond loopback"
+              + " (e.g. 0.0.0.0:9090 in a pod) a token is required: admin.tokenFile or"
+              + " TALLY_ADMIN_TOKEN.")
   String admin;
 
   @Option(
       names = "--store",
-      description = "memory | journal:DIR (store; default journal:.tally/journal).")
+      description =
+          "memory | journal:DIR | postgres://USER@HOST:PORT/DB (store; default"
+              + " journal:.tally/journal). Pass a database password with password_file= or"
+              + " PGPASSWORD, not in the URL.")
   String store;
 
   @Option(
@@ -81,11 +94,19 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
     SidecarSettings settings;
     Path file = config != null ? config : configFromEnvironment(System.getenv());
     try {
-      cfg = TallyConfig.load(file, o);
-      settings = SidecarSettings.from(cfg, o);
+      // Every check first: nothing (journal, audit directory, generated keys) is created for a
+      // configuration that would then be refused.
+      Preflight.Checked checked = Preflight.check(file, o, true);
+      cfg = checked.config();
+      settings = checked.settings();
     } catch (ConfigException e) {
       err.println("tally serve: " + e.getMessage());
       return TallyCli.EXIT_USAGE;
+    }
+    String busy = Preflight.bindProblem(settings);
+    if (busy != null) {
+      err.println("tally serve: cannot start: " + busy);
+      return TallyCli.EXIT_START;
     }
     TallyServer server;
     try {
@@ -94,7 +115,7 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
       err.println("tally serve: " + e.getMessage());
       return TallyCli.EXIT_USAGE;
     } catch (Exception e) {
-      err.println("tally serve: cannot start: " + Errors.describe(e));
+      err.println("tally serve: cannot start: " + startFailure(e, settings));
       return TallyCli.EXIT_START;
     }
     out.println(
@@ -137,6 +158,29 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
                 "tally-drain"));
     stopped.await();
     return 0;
+  }
+
+  /**
+   * A start-up failure in one line; a bind failure (a port taken after {@link
+   * Preflight#bindProblem}) names both listen addresses, since the exception names neither.
+   */
+  static String startFailure(Throwable e, SidecarSettings settings) {
+    String why = Errors.describe(e);
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = t.getMessage();
+      if (t instanceof java.net.BindException
+          || m != null && m.contains("Address already in use")) {
+        return "a listen address is in use (sidecar.listen "
+            + hostFor(settings.sidecar().host())
+            + ":"
+            + settings.sidecar().port()
+            + ", admin.listen "
+            + settings.admin().listen()
+            + "): "
+            + why;
+      }
+    }
+    return why;
   }
 
   private static ConfigOverrides flag(ConfigOverrides o, String path, String value) {

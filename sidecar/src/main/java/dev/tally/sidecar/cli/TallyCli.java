@@ -14,11 +14,15 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "tally",
+    // INHERIT: every subcommand, nested ones too, takes -h/--help and -V/--version.
+    scope = CommandLine.ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
     versionProvider = TallyCli.Version.class,
     description = "Execution identity for MCP tool calls: retries never become second actions.",
     subcommands = {
       ServeCommand.class,
+      ConfigCommand.class,
+      KeyCommand.class,
       DemoCommand.class,
       CanonicalizeCommand.class,
       FingerprintCommand.class,
@@ -90,12 +94,34 @@ public final class TallyCli implements Runnable {
     new CommandLine(this).usage(System.out);
   }
 
-  /** Reads the version from the jar manifest. */
+  /**
+   * The version the build wrote into {@value #VERSION_RESOURCE} (Maven resource filtering), else
+   * the jar manifest's {@code Implementation-Version}.
+   */
   static final class Version implements CommandLine.IVersionProvider {
+    static final String VERSION_RESOURCE = "/dev/tally/sidecar/cli/version.properties";
+
     @Override
     public String[] getVersion() {
+      return new String[] {"tally " + version()};
+    }
+
+    /** The build's version, e.g. {@code 0.1.0}; never null. */
+    static String version() {
+      try (InputStream in = TallyCli.class.getResourceAsStream(VERSION_RESOURCE)) {
+        if (in != null) {
+          java.util.Properties p = new java.util.Properties();
+          p.load(in);
+          String v = p.getProperty("version", "");
+          if (!v.isBlank() && !v.startsWith("${")) {
+            return v.strip();
+          }
+        }
+      } catch (java.io.IOException e) {
+        // fall back to the manifest
+      }
       String v = TallyCli.class.getPackage().getImplementationVersion();
-      return new String[] {"tally " + (v == null ? "development build" : v)};
+      return v == null ? "unknown (not built by Maven: " + VERSION_RESOURCE + " missing)" : v;
     }
   }
 }
