@@ -16,9 +16,9 @@ import java.util.function.Function;
  * PostgreSQL, whose rows are the record). The activity entry of a transition is durable before the
  * transition is reported: it rides in the journal store's group commit ({@link
  * AuditCommitObserver}), and is rewritten from there at start if a power loss took it from the
- * audit file ({@link #repair}). Retry and session entries, and checkpoints that fall due, are made
- * durable by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per journal), never on an
- * event loop.
+ * audit file ({@link AuditRepair}). Retry and session entries, and checkpoints that fall due, are
+ * made durable by a background flush every {@link #FLUSH_MILLIS} ms (one fsync per journal), never
+ * on an event loop.
  */
 public final class AuditTrail implements AutoCloseable {
   public static final long FLUSH_MILLIS = 200;

@@ -6,8 +6,8 @@ import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolResults;
 
 /**
- * What an adapter does with one {@code tools/call}, as core decided it ({@link ToolCallIntake}):
- * four cases, each a value. Every rule (which case, the bytes of every answer Tally writes, what an
+ * What an adapter does with one {@code tools/call}, as core decided it ({@link CallIntake}): four
+ * cases, each a value. Every rule (which case, the bytes of every answer Tally writes, what an
  * upstream answer records) is in core; the adapter only moves bytes.
  */
 public sealed interface CallReply {

@@ -65,7 +65,7 @@ public final class TallyServer {
     Objects.requireNonNull(config, "config");
     TallyRuntime runtime =
         TallyRuntime.builder(config)
-            .target(settings.sidecar().upstream().toString())
+            .target(settings.sidecar().upstreamTarget())
             .owner(TallyRuntime.owner("sidecar"))
             .clock(clock)
             .log(log)

@@ -7,6 +7,7 @@ import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.ConfigException;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.TallyConfig;
+import dev.tally.core.config.UrlRedaction;
 import dev.tally.core.fingerprint.KeyException;
 import dev.tally.core.fingerprint.KeyFiles;
 import dev.tally.core.fingerprint.KeyRing;
@@ -105,7 +106,12 @@ final class FingerprintCommand implements Callable<Integer>, TallyCli.Streams {
       TallyConfig cfg = TallyConfig.load(config, ConfigOverrides.ofEnv(System.getenv()));
       KeyRing keys = KeyFiles.load(keyFile);
       String upstream = cfg.adapters().get("upstream").path("url").asText("");
-      String tgt = !target.isEmpty() ? target : upstream.isEmpty() ? "unknown" : upstream;
+      // The sidecar records its upstream without credentials: the same target gives the same
+      // fingerprint.
+      String tgt =
+          !target.isEmpty()
+              ? target
+              : upstream.isEmpty() ? "unknown" : UrlRedaction.ofTarget(upstream);
       JsonNode params =
           params(
               Jcs.create(cfg.limits().canonical())

@@ -218,10 +218,10 @@ class HostileAdminIT {
             "journal/",
             "journal/hmac.keys",
             "journal/tally.lock",
-            "audit/",
-            "audit/activity.jsonl",
-            "audit/sessions.jsonl",
-            "audit/audit-signing.key")
+            "journal/audit/",
+            "journal/audit/activity.jsonl",
+            "journal/audit/sessions.jsonl",
+            "journal/audit/audit-signing.key")
         .anyMatch(n -> n.startsWith("journal/journal-"));
     assertThat(modes)
         .allSatisfy(
@@ -231,7 +231,9 @@ class HostileAdminIT {
                     .isEqualTo(
                         name.endsWith("/")
                             ? "rwx------"
-                            : name.equals("audit/audit-public.key") ? "rw-r--r--" : "rw-------"));
+                            : name.equals("journal/audit/audit-public.key")
+                                ? "rw-r--r--"
+                                : "rw-------"));
   }
 
   // ---- helpers --------------------------------------------------------------------------------

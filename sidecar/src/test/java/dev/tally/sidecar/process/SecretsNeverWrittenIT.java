@@ -125,11 +125,11 @@ class SecretsNeverWrittenIT {
     }
     assertThat(searched.keySet())
         .anyMatch(f -> f.startsWith("data/journal/journal-"))
-        .contains("data/audit/activity.jsonl", "data/audit/sessions.jsonl");
+        .contains("data/journal/audit/activity.jsonl", "data/journal/audit/sessions.jsonl");
     assertThat(String.join("\n", searched.values()))
         .as("the journal holds the stored result")
         .contains(title);
-    assertThat(searched.get("data/audit/activity.jsonl"))
+    assertThat(searched.get("data/journal/audit/activity.jsonl"))
         .contains("\"target\":\"" + upstream.url() + "?tenant=acme&token=<redacted>\"");
     searched.put("stdout", startLine);
     searched.put("stderr", p.stderr());
@@ -138,7 +138,12 @@ class SecretsNeverWrittenIT {
             dir,
             TallyProcess.SMALL_JVM,
             Map.of(),
-            List.of("audit", "show", data.resolve("audit").toString(), "--execution", id))) {
+            List.of(
+                "audit",
+                "show",
+                data.resolve("journal").resolve("audit").toString(),
+                "--execution",
+                id))) {
       assertThat(show.awaitExit(START)).as(show.output()).isZero();
       searched.put("tally audit show", show.stdout() + show.stderr());
     }

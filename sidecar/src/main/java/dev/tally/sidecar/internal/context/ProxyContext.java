@@ -74,7 +74,7 @@ public final class ProxyContext {
     this.json = WireJson.create(options.maxJsonDepth());
     this.classifier = BodyClassifier.create(json);
     this.batches = BatchSplitter.create(classifier, options.maxBatchSize());
-    this.target = options.upstream().toString();
+    this.target = options.upstreamTarget();
     this.intake = CallIntake.create(admission, json, target);
     this.streams =
         StreamRegistry.create(

@@ -62,6 +62,7 @@ public final class Upstream {
   private final int port;
   private final boolean ssl;
   private final String path;
+  private final String ownQuery;
   private final String authority;
   private final SocketAddress server;
   private final long connectTimeoutMs;
@@ -72,6 +73,8 @@ public final class Upstream {
     this.host = uri.getHost();
     this.port = uri.getPort() > 0 ? uri.getPort() : (ssl ? 443 : 80);
     this.path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+    this.ownQuery =
+        uri.getRawQuery() == null || uri.getRawQuery().isEmpty() ? null : uri.getRawQuery();
     this.authority = uri.getPort() > 0 ? host + ":" + port : host;
     this.server = SocketAddress.inetSocketAddress(port, host);
     this.connectTimeoutMs = options.upstreamConnectTimeout().toMillis();
@@ -171,14 +174,23 @@ public final class Upstream {
         .map(req -> withHeaders(req, clientHeaders));
   }
 
+  /**
+   * The request's options: the upstream URL's path, its own query (kept first: it may carry the
+   * upstream's credential, e.g. {@code ?token=…}, which every log and record shows redacted) and
+   * the client's query after it.
+   */
   private RequestOptions requestOptions(HttpMethod method, String query) {
+    String q =
+        ownQuery == null
+            ? query
+            : query == null || query.isEmpty() ? ownQuery : ownQuery + "&" + query;
     return new RequestOptions()
         .setMethod(method)
         .setServer(server)
         .setHost(host)
         .setPort(port)
         .setSsl(ssl)
-        .setURI(query == null ? path : path + "?" + query)
+        .setURI(q == null || q.isEmpty() ? path : path + "?" + q)
         .setConnectTimeout(connectTimeoutMs);
   }
 
