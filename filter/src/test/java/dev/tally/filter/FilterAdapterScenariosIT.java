@@ -49,4 +49,9 @@ class FilterAdapterScenariosIT extends AdapterScenarioSuite {
   protected int maxRequestBytes() {
     return MAX_REQUEST;
   }
+
+  @Override
+  protected int upstreamRequests() {
+    return app.reachedServlet.get();
+  }
 }

@@ -1,7 +1,7 @@
 package dev.tally.core.config;
 
 import dev.tally.core.canonical.ArgumentNormalizer;
-import dev.tally.core.gate.GateOptions;
+import dev.tally.core.mcp.McpNames;
 import java.util.Objects;
 
 /**
@@ -12,7 +12,7 @@ import java.util.Objects;
  */
 public record IdempotencyConfig(String argument, String header) {
   public static final String DEFAULT_ARGUMENT = ArgumentNormalizer.DEFAULT_IDEMPOTENCY_ARGUMENT;
-  public static final String DEFAULT_HEADER = GateOptions.DEFAULT_IDEMPOTENCY_HEADER;
+  public static final String DEFAULT_HEADER = McpNames.HeaderNames.IDEMPOTENCY_KEY;
   public static final IdempotencyConfig DEFAULT =
       new IdempotencyConfig(DEFAULT_ARGUMENT, DEFAULT_HEADER);
 

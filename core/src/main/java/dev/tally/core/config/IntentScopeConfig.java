@@ -1,6 +1,6 @@
 package dev.tally.core.config;
 
-import dev.tally.core.gate.GateOptions;
+import dev.tally.core.mcp.McpNames;
 import java.util.Objects;
 
 /**
@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param header the request header carrying the scope
  */
 public record IntentScopeConfig(String header) {
-  public static final String DEFAULT_HEADER = GateOptions.DEFAULT_INTENT_SCOPE_HEADER;
+  public static final String DEFAULT_HEADER = McpNames.HeaderNames.INTENT_SCOPE;
   public static final IntentScopeConfig DEFAULT = new IntentScopeConfig(DEFAULT_HEADER);
 
   public IntentScopeConfig {

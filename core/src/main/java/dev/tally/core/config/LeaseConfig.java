@@ -1,6 +1,5 @@
 package dev.tally.core.config;
 
-import dev.tally.core.gate.GateOptions;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -12,8 +11,8 @@ import java.util.Objects;
  * @param heartbeat renewal interval, shorter than {@code duration}
  */
 public record LeaseConfig(Duration duration, Duration heartbeat) {
-  public static final Duration DEFAULT_DURATION = GateOptions.DEFAULT_LEASE;
-  public static final Duration DEFAULT_HEARTBEAT = GateOptions.DEFAULT_HEARTBEAT;
+  public static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(10);
   public static final LeaseConfig DEFAULT = new LeaseConfig(DEFAULT_DURATION, DEFAULT_HEARTBEAT);
 
   public LeaseConfig {

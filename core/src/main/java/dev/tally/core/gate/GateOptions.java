@@ -1,6 +1,8 @@
 package dev.tally.core.gate;
 
 import dev.tally.core.canonical.ArgumentNormalizer;
+import dev.tally.core.config.LeaseConfig;
+import dev.tally.core.mcp.McpNames;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,10 +26,10 @@ public record GateOptions(
     String intentScopeHeader,
     String credentialRef) {
 
-  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
-  public static final Duration DEFAULT_HEARTBEAT = Duration.ofSeconds(10);
-  public static final String DEFAULT_IDEMPOTENCY_HEADER = "Idempotency-Key";
-  public static final String DEFAULT_INTENT_SCOPE_HEADER = "Tally-Intent-Scope";
+  public static final Duration DEFAULT_LEASE = LeaseConfig.DEFAULT_DURATION;
+  public static final Duration DEFAULT_HEARTBEAT = LeaseConfig.DEFAULT_HEARTBEAT;
+  public static final String DEFAULT_IDEMPOTENCY_HEADER = McpNames.HeaderNames.IDEMPOTENCY_KEY;
+  public static final String DEFAULT_INTENT_SCOPE_HEADER = McpNames.HeaderNames.INTENT_SCOPE;
 
   public GateOptions {
     Objects.requireNonNull(owner, "owner");

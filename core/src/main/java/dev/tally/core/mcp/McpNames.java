@@ -35,6 +35,9 @@ public final class McpNames {
     /** The header that carries the execution id to the upstream with a dispatched call. */
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
+    /** The default header of an explicit intent scope (agent run id). */
+    public static final String INTENT_SCOPE = "Tally-Intent-Scope";
+
     private HeaderNames() {}
   }
 

@@ -64,6 +64,9 @@ public abstract class AdapterScenarioSuite {
   /** The adapter's request body limit, in bytes. */
   protected abstract int maxRequestBytes();
 
+  /** How many POST requests have reached the MCP server behind the adapter so far. */
+  protected abstract int upstreamRequests();
+
   /**
    * Headers that make a request part of a session the upstream accepts. The default initializes a
    * 2025-06-18 session with raw HTTP and returns {@code Mcp-Session-Id} and {@code
@@ -264,6 +267,171 @@ public abstract class AdapterScenarioSuite {
     assertThat(sideEffects()).isEqualTo(before);
   }
 
+  // --- parity: hostile inputs both adapters must answer the same way, upstream untouched ------
+
+  private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+
+  /**
+   * Posts {@code body} with {@code headers}; asserts the refusal and that nothing went upstream.
+   */
+  private void refusedUntouched(
+      byte[] body, Map<String, String> headers, int status, int rpc, String code) throws Exception {
+    int before = upstreamRequests();
+    int effects = sideEffects();
+    HttpResponse<String> r = postBytes(body, headers);
+    assertRefused(r, status, rpc, code);
+    assertThat(upstreamRequests()).as("requests that reached the MCP server").isEqualTo(before);
+    assertThat(sideEffects()).isEqualTo(effects);
+  }
+
+  private void refusedUntouched(
+      String body, Map<String, String> headers, int status, int rpc, String code) throws Exception {
+    refusedUntouched(
+        body.getBytes(java.nio.charset.StandardCharsets.UTF_8), headers, status, rpc, code);
+  }
+
+  private static byte[] withBom(String json) {
+    byte[] b = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] out = new byte[b.length + 3];
+    System.arraycopy(BOM, 0, out, 0, 3);
+    System.arraycopy(b, 0, out, 3, b.length);
+    return out;
+  }
+
+  private Map<String, String> modernHeaders(String method, String name) {
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put("MCP-Protocol-Version", "2026-07-28");
+    h.put("Mcp-Method", method);
+    if (name != null) {
+      h.put("Mcp-Name", name);
+    }
+    return h;
+  }
+
+  private static ObjectNode modernCall(String tool, ObjectNode args) {
+    ObjectNode call = toolCall(tool, args);
+    ((ObjectNode) call.get("params"))
+        .putObject("_meta")
+        .put("io.modelcontextprotocol/protocolVersion", "2026-07-28");
+    return call;
+  }
+
+  @Test
+  void aBatchStartingWithAByteOrderMarkIsRefusedNeverForwarded() throws Exception {
+    String batch = "[" + JSON.writeValueAsString(toolCall(writeTool(), args("bom-batch"))) + "]";
+    refusedUntouched(withBom(batch), session, 400, -32700, "PARSE_ERROR");
+  }
+
+  @Test
+  void aToolCallStartingWithAByteOrderMarkIsRefusedNeverForwarded() throws Exception {
+    refusedUntouched(
+        withBom(JSON.writeValueAsString(toolCall(writeTool(), args("bom")))),
+        session,
+        400,
+        -32700,
+        "PARSE_ERROR");
+  }
+
+  @Test
+  void aFractionalIdIsAnInvalidRequest() throws Exception {
+    ObjectNode call = toolCall(writeTool(), args("fraction"));
+    call.put("id", 1.5);
+    refusedUntouched(JSON.writeValueAsString(call), session, 400, -32600, "INVALID_REQUEST");
+  }
+
+  @Test
+  void argumentsThatAreNotAnObjectAreInvalidParams() throws Exception {
+    ObjectNode call = toolCall(writeTool(), args("x"));
+    ((ObjectNode) call.get("params")).putArray("arguments").add(1);
+    refusedUntouched(JSON.writeValueAsString(call), session, 400, -32602, "INVALID_ARGUMENTS");
+  }
+
+  @Test
+  void aLegacyRequestWhoseMethodHeaderDisagreesIsRefused() throws Exception {
+    Map<String, String> h = new LinkedHashMap<>(session);
+    h.put("Mcp-Method", "tools/call");
+    refusedUntouched(
+        JSON.writeValueAsString(request("tools/list")), h, 400, -32020, "HEADER_MISMATCH");
+  }
+
+  @Test
+  void aModernRequestOfAnyMethodWithoutTheMethodHeaderIsRefused() throws Exception {
+    Map<String, String> h = new LinkedHashMap<>(session);
+    h.put("MCP-Protocol-Version", "2026-07-28");
+    refusedUntouched(
+        JSON.writeValueAsString(request("tools/list")), h, 400, -32020, "HEADER_MISMATCH");
+  }
+
+  @Test
+  void aMetaProtocolVersionWithoutTheVersionHeaderIsRefused() throws Exception {
+    Map<String, String> h = new LinkedHashMap<>(session);
+    h.remove("MCP-Protocol-Version");
+    h.put("Mcp-Method", "tools/call");
+    h.put("Mcp-Name", writeTool());
+    refusedUntouched(
+        JSON.writeValueAsString(modernCall(writeTool(), args("meta-only"))),
+        h,
+        400,
+        -32020,
+        "HEADER_MISMATCH");
+  }
+
+  @Test
+  void aVersionHeaderThatDisagreesWithMetaIsRefused() throws Exception {
+    Map<String, String> h = new LinkedHashMap<>(session);
+    h.putAll(modernHeaders("tools/list", null));
+    h.put("MCP-Protocol-Version", "2026-12-31");
+    ObjectNode list = request("tools/list");
+    list.putObject("params")
+        .putObject("_meta")
+        .put("io.modelcontextprotocol/protocolVersion", "2026-07-28");
+    refusedUntouched(JSON.writeValueAsString(list), h, 400, -32020, "HEADER_MISMATCH");
+  }
+
+  @Test
+  void aReadOnlyCallWhoseNameHeaderDisagreesIsRefused() throws Exception {
+    Map<String, String> h = new LinkedHashMap<>(session);
+    h.putAll(modernHeaders("tools/call", "not_" + readTool()));
+    refusedUntouched(
+        JSON.writeValueAsString(modernCall(readTool(), args("ro-name"))),
+        h,
+        400,
+        -32020,
+        "HEADER_MISMATCH");
+  }
+
+  @Test
+  void aBatchUnderALaterProtocolVersionIsRefused() throws Exception {
+    String batch = "[" + JSON.writeValueAsString(toolCall(writeTool(), args("late-batch"))) + "]";
+    refusedUntouched(batch, session, 400, -32600, "INVALID_REQUEST");
+  }
+
+  @Test
+  void aDuplicatedMethodIsRefusedWhateverMethodComesLast() throws Exception {
+    String body =
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"method\":\"tools/call\","
+            + "\"params\":{\"name\":\""
+            + writeTool()
+            + "\",\"arguments\":{}}}";
+    refusedUntouched(body, session, 400, -32600, "INVALID_REQUEST");
+  }
+
+  @Test
+  void overlongUtf8IsRefusedNotDecoded() throws Exception {
+    byte[] head =
+        ("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\""
+                + writeTool()
+                + "\",\"arguments\":{\"message\":\"..")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] tail = "etc\"}}}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] body = new byte[head.length + 2 + tail.length];
+    System.arraycopy(head, 0, body, 0, head.length);
+    body[head.length] = (byte) 0xC0;
+    body[head.length + 1] = (byte) 0xAF;
+    System.arraycopy(tail, 0, body, head.length + 2, tail.length);
+    refusedUntouched(body, session, 400, -32700, "PARSE_ERROR");
+  }
+
   // --- helpers for bindings ---------------------------------------------------------------
 
   /** Calls {@code tool} in the suite's session and returns the JSON-RPC response. */
@@ -306,12 +474,17 @@ public abstract class AdapterScenarioSuite {
 
   protected HttpResponse<String> postRaw(String body, Map<String, String> headers)
       throws IOException, InterruptedException {
+    return postBytes(body.getBytes(java.nio.charset.StandardCharsets.UTF_8), headers);
+  }
+
+  protected HttpResponse<String> postBytes(byte[] body, Map<String, String> headers)
+      throws IOException, InterruptedException {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(endpoint())
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
-            .POST(HttpRequest.BodyPublishers.ofString(body));
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     headers.forEach(b::header);
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }

@@ -63,4 +63,9 @@ class SidecarAdapterScenariosIT extends AdapterScenarioSuite {
   protected int maxRequestBytes() {
     return MAX_REQUEST;
   }
+
+  @Override
+  protected int upstreamRequests() {
+    return h.upstream.posts.get();
+  }
 }
