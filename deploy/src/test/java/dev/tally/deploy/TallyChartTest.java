@@ -194,7 +194,7 @@ class TallyChartTest {
       assertThat(dev.tally.sidecar.cli.TallyCli.run("key", "generate", hmac.toString())).isZero();
       Path token = root.resolve("etc/tally/admin/token");
       Files.createDirectories(token.getParent());
-      Files.writeString(token, "an-admin-token-of-some-length\n");
+      Files.writeString(token, "an-admin-token-long-enough-for-the-32-character-rule\n");
       Path config = root.resolve("tally.yaml");
       Files.writeString(
           config,
