@@ -3,12 +3,15 @@
 // TypeScript SDK's low-level Server and StreamableHTTPServerTransport. Run by SidecarConformanceIT,
 // once directly and once behind the sidecar.
 //
-//   node everything-server.mjs [--no-event-store]
+//   node everything-server.mjs [--no-event-store | --prime-every-version]
 //
 // With an event store (the default) the server keeps SSE history: its events carry ids, it sends a
 // priming event (and `retry:`) to clients at protocol version 2025-11-25 or later, and it can close
 // a POST stream mid-call for the client to resume with GET + Last-Event-ID. With --no-event-store
-// it keeps none, like most servers: no ids, no priming, no resumption of its own.
+// it keeps none, like most servers: no ids, no priming, no resumption of its own. With
+// --prime-every-version it keeps the history and treats every client as one at 2025-11-25: every
+// POST stream starts with the recommended priming event and a `retry:` field, and the reconnection
+// tool closes its stream mid-call for every client (the conformance CLI probes at 2025-03-26).
 //
 // Tool annotations are what a real server would declare: tools that only return fixed content are
 // readOnlyHint; tools that talk back to the client while they run (log, progress, sampling,
@@ -41,6 +44,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 const EVENT_STORE = !process.argv.includes('--no-event-store');
+const PRIME_EVERY_VERSION = process.argv.includes('--prime-every-version');
 
 // A 1x1 PNG and a WAV header with two bytes of silence: the smallest valid media of each kind.
 const PNG =
@@ -417,6 +421,17 @@ const app = createMcpExpressApp({ host: '127.0.0.1' });
 
 app.all('/mcp', async (req, res) => {
   try {
+    const version = req.headers['mcp-protocol-version'];
+    if (PRIME_EVERY_VERSION && version && version < '2025-11-25') {
+      // The SDK primes, and offers closeSSEStream, by the request's protocol version only; it
+      // reads the raw headers.
+      req.headers['mcp-protocol-version'] = '2025-11-25';
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+        if (req.rawHeaders[i].toLowerCase() === 'mcp-protocol-version') {
+          req.rawHeaders[i + 1] = '2025-11-25';
+        }
+      }
+    }
     const sessionId = req.headers['mcp-session-id'];
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (!transport) {

@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
 /**
  * An upstream that closes a call's POST stream after a priming event and before its answer (SSE
  * polling, SEP-1699): the sidecar resumes it with GET + {@code Last-Event-ID} itself, and gives up
- * as on an answerless end when the upstream refuses or brings nothing new.
+ * as on an answerless end when the upstream refuses or brings nothing new. The client sees what the
+ * upstream meant: its stream ends after the relayed priming cursor and retry delay, and it resumes
+ * from the sidecar's buffer, as an SSE polling client does.
  */
 class SidecarUpstreamPollingIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -132,8 +134,42 @@ class SidecarUpstreamPollingIT {
         .putHeader("Mcp-Session-Id", "s1");
   }
 
-  /** A tools/call at 2025-11-25 on session s1; returns the whole SSE body the client got. */
+  /**
+   * A tools/call at 2025-11-25 on session s1 by a client that follows SSE polling: when its POST
+   * stream ends without the answer after giving it an event id, it resumes with GET + {@code
+   * Last-Event-ID}. Returns every SSE body it got, in order.
+   */
   private static String call(String url) throws Exception {
+    String post = post(url);
+    assertThat(post)
+        .as("the relayed priming event, with the upstream's retry")
+        .contains("retry: 20");
+    if (post.contains("\"id\":7")) {
+      return post;
+    }
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^id: (\\S+)$").matcher(post);
+    String last = null;
+    while (m.find()) {
+      last = m.group(1);
+    }
+    assertThat(last).as("an event id to resume from").isNotNull();
+    HttpResponse<String> resumed =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(url))
+                    .timeout(Duration.ofSeconds(20))
+                    .header("Accept", "text/event-stream")
+                    .header("MCP-Protocol-Version", "2025-11-25")
+                    .header("Mcp-Session-Id", "s1")
+                    .header("Last-Event-ID", last)
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(resumed.statusCode()).isEqualTo(200);
+    return post + resumed.body();
+  }
+
+  private static String post(String url) throws Exception {
     HttpResponse<String> r =
         HttpClient.newHttpClient()
             .send(

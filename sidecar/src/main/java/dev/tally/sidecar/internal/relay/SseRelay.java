@@ -43,9 +43,12 @@ import java.util.ArrayDeque;
  * <p>An upstream that closes a POST stream before its answer, after it gave event ids (SSE polling,
  * 2025-11-25 transports, "Resumability and Redelivery"), is resumed by the sidecar itself: after
  * the upstream's {@code retry} delay it sends GET + {@code Last-Event-ID} with the client's headers
- * and relays what follows into the same buffer, so the client's stream simply continues. At most
- * {@link #MAX_RESUMES} reconnections in a row that bring no new event id; a refused one ends the
- * stream as an answerless end would.
+ * and relays what follows into the same buffer (the execution's answer is captured either way).
+ * When the upstream had primed the stream (it declared polling), the client's stream ends too,
+ * after the relayed priming cursor and retry delay, and the client resumes from the sidecar's
+ * buffer; otherwise (a restart, a crash) the client's stream simply continues. At most {@link
+ * #MAX_RESUMES} reconnections in a row that bring no new event id; a refused one ends the stream as
+ * an answerless end would.
  *
  * <p>A call's stream that breaks off (the upstream reset it, or sent nothing for {@code
  * upstream.timeout}: see {@link Upstream}) before the answer to the client's request ends with a
@@ -91,6 +94,9 @@ public final class SseRelay {
   private SseParser parser;
   private boolean holding;
   private boolean primingRelayed;
+  // The client's response while it is attached; the upstream's polling close detaches it.
+  private ResponseSink clientSink;
+  private boolean upstreamPrimed;
   private boolean upstreamEnded;
   private boolean finished;
   private boolean cancelled;
@@ -156,6 +162,7 @@ public final class SseRelay {
       resp.writeHead();
     }
     b.attach(sink);
+    relay.clientSink = sink;
     resp.closeHandler(
         v -> {
           b.detach(sink);
@@ -219,6 +226,7 @@ public final class SseRelay {
       upstreamId = e.id();
       resumes = 0;
     }
+    upstreamPrimed |= priming;
     if (!e.hasData()) {
       // A priming event or a retry field: the client gets it under the sidecar's id, once the
       // sidecar did not prime the stream itself (the retry field always).
@@ -306,6 +314,16 @@ public final class SseRelay {
       return;
     }
     resumes++;
+    if (upstreamPrimed && (primingRelayed || primedHere) && !standalone && clientSink != null) {
+      // The upstream declared SSE polling (a priming event, then a close mid-call): the client
+      // got the priming cursor and the retry delay, so its stream ends too, as the upstream
+      // meant; the relay goes on reading the upstream into the buffer, which the client resumes
+      // with GET + Last-Event-ID (ResumeFlow).
+      ResponseSink s = clientSink;
+      clientSink = null;
+      buffer.detach(s);
+      s.end();
+    }
     long delay = retryMs >= 0 ? retryMs : DEFAULT_RETRY_MS;
     delay = Math.min(delay, ctx.upstreamTimeoutMs());
     if (delay <= 0 || context == null) {
