@@ -10,4 +10,10 @@ interface BodyTap {
 
   /** A flush reached the container; {@code ok} false if it failed (the client is gone). */
   void flushed(boolean ok);
+
+  /**
+   * Called after {@link #bytes} and before those bytes go to the container: blocks (bounded) while
+   * what they carry must not reach the client yet (an answer whose outcome is not durable).
+   */
+  default void beforeWrite() {}
 }

@@ -103,6 +103,33 @@ final class DispatchObserver implements BodyTap, AsyncListener {
     }
   }
 
+  /**
+   * The answer goes to the client only once its outcome is durable: a crash between the two would
+   * otherwise leave an answered call recorded as unknown (or re-dispatched, for a keyed tool).
+   * Bounded; a store that does not answer in time lets the answer through (the lease reaper settles
+   * the record) rather than holding the client forever.
+   */
+  @Override
+  public void beforeWrite() {
+    CompletionStage<Delivery> stored;
+    synchronized (this) {
+      stored = answered;
+    }
+    if (stored == null) {
+      return;
+    }
+    try {
+      stored.toCompletableFuture().get(DURABLE_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // Let the answer through; the record is settled by the store or its lease reaper.
+    }
+  }
+
+  /** How long an answer waits for its outcome to be durable before it goes anyway. */
+  static final long DURABLE_WAIT_MS = 10_000;
+
   synchronized boolean outcomeSeen() {
     return answered != null;
   }

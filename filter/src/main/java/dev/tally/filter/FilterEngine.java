@@ -229,13 +229,20 @@ final class FilterEngine {
     }
   }
 
+  /**
+   * Waits up to {@code bound} for core's reply. Past the bound the client is told that nothing was
+   * sent, and a reply that still comes is abandoned (a dispatch recorded as failed before any
+   * effect): it never holds the call's key as if it had run.
+   */
   private static CallReply await(CompletionStage<CallReply> stage, Duration bound, BodyScan scan) {
     try {
       return stage.toCompletableFuture().get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      stage.thenAccept(CallReply::abandon);
       return CallReply.Refusal.of(scan.id(), NOT_DECIDED);
     } catch (ExecutionException | TimeoutException e) {
+      stage.thenAccept(CallReply::abandon);
       return CallReply.Refusal.of(scan.id(), NOT_DECIDED);
     }
   }

@@ -80,6 +80,7 @@ final class ObservedResponse extends HttpServletResponseWrapper {
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
       tap.bytes(b, off, len);
+      tap.beforeWrite();
       try {
         out.write(b, off, len);
       } catch (IOException e) {
@@ -140,12 +141,14 @@ final class ObservedResponse extends HttpServletResponseWrapper {
     @Override
     public void write(char[] c, int off, int len) {
       utf8.chars(c, off, len);
+      tap.beforeWrite();
       out.write(c, off, len);
     }
 
     @Override
     public void write(String s, int off, int len) {
       utf8.chars(s, off, len);
+      tap.beforeWrite();
       out.write(s, off, len);
     }
 

@@ -160,6 +160,11 @@ final class SdkApp {
     return new SdkApp(store, filter);
   }
 
+  /** The app behind {@code filter}, which records in {@code store}. */
+  static SdkApp withFilter(ExecutionStore store, TallyFilter filter) throws Exception {
+    return new SdkApp(store, filter);
+  }
+
   static SdkApp withFilter(ExecutionStore store, FilterSettings settings) throws Exception {
     TallyFilter filter = TallyFilter.builder().settings(settings).store(store).keys(keys()).build();
     return new SdkApp(store, filter);

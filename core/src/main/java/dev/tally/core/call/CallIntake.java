@@ -1,6 +1,7 @@
 package dev.tally.core.call;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.ToolCall;
 import dev.tally.core.mcp.BodyScan;
 import dev.tally.core.mcp.HeaderRules;
@@ -111,11 +112,26 @@ public final class CallIntake {
             call.tool(), call.arguments(), call.meta(), call.continuation(), headers, target);
     CompletionStage<CallReply> reply;
     try {
-      reply = admission.admit(toolCall).thenCompose(d -> walk.walk(d, call));
+      reply = admission.admit(toolCall).thenCompose(d -> walkOrSettle(d, call));
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
     return reply.exceptionally(t -> CallReply.Refusal.of(id, NOT_ADMITTED));
+  }
+
+  /**
+   * Walks {@code d}; a dispatch whose reply could not be made (nothing was sent for it) is recorded
+   * as failed before any effect, so its claim does not turn into an unknown outcome.
+   */
+  private CompletionStage<CallReply> walkOrSettle(Decision d, ToolCallEnvelope call) {
+    try {
+      return walk.walk(d, call);
+    } catch (RuntimeException e) {
+      if (d instanceof Decision.Dispatch dispatch) {
+        dispatch.inFlight().failedBeforeEffect(0, "the call could not be prepared for sending");
+      }
+      throw e;
+    }
   }
 
   private static CompletionStage<CallReply> done(CallReply r) {

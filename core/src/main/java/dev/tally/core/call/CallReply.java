@@ -12,6 +12,17 @@ import dev.tally.core.mcp.ToolResults;
  */
 public sealed interface CallReply {
 
+  /**
+   * Settles a reply the adapter will not carry out (it stopped waiting for it, e.g. past its own
+   * bound): a dispatch that was never sent is recorded as failed before any effect, so its claim
+   * does not hold the call's key as if it ran. Safe to call for any reply and more than once.
+   */
+  static void abandon(CallReply r) {
+    if (r instanceof Dispatch d) {
+      d.recorder().unreachable();
+    }
+  }
+
   /** Send the client's request upstream as it is; nothing is recorded (a read-only tool). */
   record Forward() implements CallReply {}
 

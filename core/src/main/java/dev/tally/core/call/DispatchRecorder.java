@@ -106,7 +106,10 @@ public final class DispatchRecorder {
             RpcOutcome.Result r = (RpcOutcome.Result) outcome;
             yield inFlight.completed(status, r.result(), r.isError());
           }
-          default -> inFlight.rpcError(status, ((RpcOutcome.Error) outcome).error());
+          default -> {
+            RpcOutcome.Error err = (RpcOutcome.Error) outcome;
+            yield inFlight.rpcError(status, err.error(), err.data());
+          }
         };
     boolean replayable = s == Settlement.COMPLETED || s == Settlement.COMPLETED_WITH_ERROR;
     // A store failure must not keep the answer from the client; the lease reaper settles it.

@@ -10,13 +10,16 @@ import java.time.Instant;
 /**
  * The transitions that record whether a result reached its client.
  *
- * <p>Implementation note: ARCHITECTURE.md §6 step 4 lets a call without an idempotency key match
- * only unfinished executions, so delivery used to release the fingerprint at once. The copies of a
- * retry storm are read one after another, and the first copy's answer can be delivered before the
- * last copy is read; each late copy then became a new execution. Delivery therefore shortens the
- * hold to the contract's {@link ToolContract#replayWindow() replay window} instead: an identical
- * key-less call inside it gets the delivered result replayed (marked as a replay), a later one runs
- * anew. A keyed execution keeps its hold (the key is the intent).
+ * <p>Implementation note (ARCHITECTURE.md §6, "Delivery is evidence, not a socket write"): a
+ * completed write only proves that the kernel took the bytes (a client frozen or killed after it, a
+ * half-open connection, a proxy or an SDK timeout in between all lose the answer), and no MCP
+ * transport gives Tally an acknowledgement it could observe. So a delivery never ends a key-less
+ * execution's hold early: an identical call stays answered from the record (marked as a replay,
+ * with the execution id and completion time and how to repeat on purpose) until the tool's {@link
+ * ToolContract#attachWindow() attach window} has passed since the call was accepted, and for at
+ * least the tool's {@link ToolContract#replayWindow() replay window} after the delivery (the copies
+ * of a retry storm that arrive late). Every other execution keeps the hold it was created with,
+ * until its retention ends: a result not delivered, an unknown outcome, a keyed execution.
  */
 final class Deliveries {
   private Deliveries() {}
@@ -28,7 +31,10 @@ final class Deliveries {
   static Transition transition(Execution e, ExecutionState to, ToolContract c, Instant now) {
     Transition t = Transition.to(e, to, now);
     if (to == ExecutionState.DELIVERED && e.matchKind() == MatchKind.FINGERPRINT) {
-      return t.withHoldUntil(now.plus(c.replayWindow()));
+      Instant accepted = e.at(ExecutionState.ACCEPTED);
+      Instant windowEnd = (accepted == null ? now : accepted).plus(c.attachWindow());
+      Instant storm = now.plus(c.replayWindow());
+      return t.withHoldUntil(windowEnd.isAfter(storm) ? windowEnd : storm);
     }
     return t;
   }

@@ -391,11 +391,14 @@ public final class Gate implements AutoCloseable {
       lease = newLease(now);
     }
     tl.put(state, now);
-    Duration hold = id.idempotencyKey() != null ? c.resultRetention() : c.attachWindow();
+    // Every execution holds its match key until it is resolved or its retention ends (delivery
+    // shortens a key-less one's hold to its attach window: Deliveries): an outcome that stays
+    // unknown, or a result not delivered, is never run again by an identical retry.
     Duration retain =
         c.resultRetention().compareTo(c.attachWindow()) >= 0
             ? c.resultRetention()
             : c.attachWindow();
+    Duration hold = retain;
     ExecutionId executionId = ExecutionId.generate(clock);
     if (id.session() != null) {
       try {
@@ -424,6 +427,13 @@ public final class Gate implements AutoCloseable {
         null,
         false,
         id.summary());
+  }
+
+  /** A claim of {@code candidate} failed with no answer on whether it landed (see LeaseKeeper). */
+  void claimFailed(Execution candidate) {
+    if (candidate.state() == ExecutionState.DISPATCHED && candidate.lease() != null) {
+      leases.unsent(candidate);
+    }
   }
 
   Lease newLease(Instant now) {

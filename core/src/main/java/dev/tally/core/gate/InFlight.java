@@ -36,6 +36,14 @@ public interface InFlight {
   CompletionStage<Execution> rpcError(int httpStatus, RpcError error);
 
   /**
+   * As {@link #rpcError(int, RpcError)}, keeping the error's {@code data} (compact JSON, may be
+   * null) with the outcome so that a replay of the error carries it, as a result would be kept.
+   */
+  default CompletionStage<Execution> rpcError(int httpStatus, RpcError error, byte[] data) {
+    return rpcError(httpStatus, error);
+  }
+
+  /**
    * MRTR: the upstream answered with an input-required result. The execution stays open ({@code
    * dispatched}) and the follow-up call carrying {@code inputResponses} continues it.
    */

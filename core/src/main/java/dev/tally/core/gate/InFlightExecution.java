@@ -83,16 +83,25 @@ final class InFlightExecution implements InFlight {
 
   @Override
   public CompletionStage<Execution> rpcError(int httpStatus, RpcError error) {
+    return rpcError(httpStatus, error, null);
+  }
+
+  @Override
+  public CompletionStage<Execution> rpcError(int httpStatus, RpcError error, byte[] data) {
     ExecutionState to =
         AnswerClassifier.provesNoEffect(error.code())
             ? ExecutionState.FAILED
             : ExecutionState.COMPLETED;
     return settle(
-        e ->
-            Transition.to(e, to, now())
-                .clearingLease()
-                .withOutcome(httpStatus, error)
-                .withRetainUntil(retainUntil()));
+        e -> {
+          Transition t =
+              Transition.to(e, to, now())
+                  .clearingLease()
+                  .withOutcome(httpStatus, error)
+                  .withRetainUntil(retainUntil());
+          // The error's data is kept in the result's place (an error has no result).
+          return to == ExecutionState.COMPLETED && data != null ? t.withResult(data, true) : t;
+        });
   }
 
   @Override

@@ -38,6 +38,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final ExecutionStore store;
   private final Clock clock;
   private final Set<InFlightExecution> inFlight = ConcurrentHashMap.newKeySet();
+  private final Set<Execution> unsent = ConcurrentHashMap.newKeySet();
   private final ScheduledExecutorService timer;
   private int ticks;
   private final AtomicBoolean purging = new AtomicBoolean();
@@ -64,6 +65,53 @@ final class LeaseKeeper implements AutoCloseable {
     inFlight.remove(f);
   }
 
+  /**
+   * A claim of {@code candidate} (this instance's, {@code dispatched} with its lease) whose write
+   * failed in a way that leaves open whether it landed: nothing was sent for it. If the record
+   * shows up as written, it is settled {@code failed} (nothing ran) rather than left to lapse into
+   * {@code outcome_unknown}; tried at once and on every round until the record is found settled, or
+   * its lease ends without it (then it never landed, or the reaper's rule applies).
+   */
+  void unsent(Execution candidate) {
+    unsent.add(candidate);
+    settleUnsent(candidate);
+  }
+
+  int unsentCount() {
+    return unsent.size();
+  }
+
+  private CompletionStage<Void> settleUnsent(Execution candidate) {
+    Instant now = clock.instant();
+    return store
+        .find(candidate.id())
+        .thenCompose(
+            found -> {
+              if (found.isEmpty()) {
+                if (candidate.leaseLapsed(now)) {
+                  unsent.remove(candidate);
+                }
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              Execution e = found.get();
+              if (e.version() != candidate.version()
+                  || e.state() != ExecutionState.DISPATCHED
+                  || e.lease() == null
+                  || !e.lease().equals(candidate.lease())) {
+                unsent.remove(candidate); // moved on: not ours to settle any more
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              return store
+                  .transition(
+                      Transition.to(e, ExecutionState.FAILED, now)
+                          .clearingLease()
+                          .withOutcome(null, null))
+                  .thenAccept(settled -> unsent.remove(candidate));
+            })
+        .exceptionally(err -> null) // the store is still failing: next round
+        .toCompletableFuture();
+  }
+
   int size() {
     return inFlight.size();
   }
@@ -87,7 +135,11 @@ final class LeaseKeeper implements AutoCloseable {
         // Not awaited: a long round must not hold up heartbeats, reaping or a drain.
         purgeRound(clock.instant()).whenComplete((n, err) -> purging.set(false));
       }
-      return reap();
+      CompletableFuture<?>[] pending =
+          unsent.stream()
+              .map(e -> settleUnsent(e).toCompletableFuture())
+              .toArray(CompletableFuture[]::new);
+      return CompletableFuture.allOf(pending).thenCompose(v -> reap());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -126,7 +178,7 @@ final class LeaseKeeper implements AutoCloseable {
             (List<Execution> lapsed) -> {
               CompletableFuture<?>[] all =
                   lapsed.stream()
-                      .filter(e -> !e.awaitingInput())
+                      .filter(e -> !e.awaitingInput() && !isUnsent(e))
                       .map(
                           e ->
                               store
@@ -139,6 +191,15 @@ final class LeaseKeeper implements AutoCloseable {
                       .toArray(CompletableFuture[]::new);
               return CompletableFuture.allOf(all).thenApply(v -> all.length);
             });
+  }
+
+  private boolean isUnsent(Execution e) {
+    for (Execution u : unsent) {
+      if (u.id().equals(e.id())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

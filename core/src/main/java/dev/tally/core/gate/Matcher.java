@@ -64,8 +64,16 @@ final class Matcher {
               if (older.isPresent()) {
                 return onExisting(call, id, older.get(), deadline, races);
               }
+              Execution candidate = gate.newExecution(id, now);
               return store
-                  .claim(gate.newExecution(id, now), now)
+                  .claim(candidate, now)
+                  .whenComplete(
+                      (claim, err) -> {
+                        if (err != null) {
+                          // Nothing is sent for it; if the write landed after all, settle it.
+                          gate.claimFailed(candidate);
+                        }
+                      })
                   .thenCompose(
                       claim -> {
                         if (claim instanceof Claim.Won won) {
@@ -154,7 +162,11 @@ final class Matcher {
 
   private CompletionStage<Decision> replay(Execution e) {
     if (e.result() != null && !e.result().retained()) {
-      return done(new Decision.Respond(TallyCode.RESULT_NOT_RETAINED, e));
+      // An error whose data was too large to keep is still replayed as that error.
+      return done(
+          e.error() != null
+              ? new Decision.Replay(e, null)
+              : new Decision.Respond(TallyCode.RESULT_NOT_RETAINED, e));
     }
     if (e.result() == null) {
       // The outcome was a JSON-RPC error; replay it as such.
@@ -164,8 +176,8 @@ final class Matcher {
         .result(e.id())
         .thenApply(
             bytes ->
-                bytes.isPresent()
-                    ? (Decision) new Decision.Replay(e, bytes.get())
+                bytes.isPresent() || e.error() != null
+                    ? (Decision) new Decision.Replay(e, bytes.orElse(null))
                     : new Decision.Respond(TallyCode.RESULT_NOT_RETAINED, e));
   }
 

@@ -23,6 +23,9 @@ final class ResponseReader {
    * @param hasMethod the message has a {@code method} (a request or notification, not a response)
    * @param resultStart byte offset of the result object's {@code '{'}, or -1
    * @param resultEnd offset just past the result object's {@code '}'}
+   * @param error the error's {@code code} and {@code message} (no {@code data}), or {@code null}
+   * @param dataStart byte offset of the error's {@code data} value, or -1
+   * @param dataEnd offset just past the error's {@code data} value
    */
   record Message(
       JsonNode id,
@@ -31,7 +34,9 @@ final class ResponseReader {
       int resultEnd,
       boolean isError,
       String resultType,
-      JsonNode error) {}
+      JsonNode error,
+      int dataStart,
+      int dataEnd) {}
 
   private ResponseReader() {}
 
@@ -47,6 +52,7 @@ final class ResponseReader {
     }
     JsonNode id = null;
     JsonNode error = null;
+    int[] data = {-1, -1};
     boolean hasMethod = false;
     int start = -1;
     int end = -1;
@@ -61,7 +67,7 @@ final class ResponseReader {
           hasMethod = true;
           p.skipChildren();
         }
-        case "error" -> error = MAPPER.readTree(p);
+        case "error" -> error = v == JsonToken.START_OBJECT ? error(p, data) : MAPPER.readTree(p);
         case "result" -> {
           if (v != JsonToken.START_OBJECT) {
             p.skipChildren();
@@ -83,7 +89,29 @@ final class ResponseReader {
         default -> p.skipChildren();
       }
     }
-    return new Message(id, hasMethod, start, end, isError, type, error);
+    return new Message(id, hasMethod, start, end, isError, type, error, data[0], data[1]);
+  }
+
+  /**
+   * Reads an error object: {@code code} and {@code message} into a tree, the position of {@code
+   * data} into {@code data} (its bytes are sliced, never re-serialized: every digit stays).
+   */
+  private static JsonNode error(JsonParser p, int[] data) throws IOException {
+    com.fasterxml.jackson.databind.node.ObjectNode e = MAPPER.createObjectNode();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken fv = p.nextToken();
+      if (field.equals("data")) {
+        data[0] = (int) p.currentTokenLocation().getByteOffset();
+        p.skipChildren();
+        data[1] = (int) p.currentLocation().getByteOffset();
+      } else if (field.equals("code") || field.equals("message")) {
+        e.set(field, fv.isScalarValue() ? MAPPER.readTree(p) : skip(p));
+      } else {
+        p.skipChildren();
+      }
+    }
+    return e;
   }
 
   private static JsonNode skip(JsonParser p) throws IOException {

@@ -20,6 +20,33 @@ public sealed interface RpcOutcome {
     }
   }
 
-  /** An {@code error}. */
-  record Error(RpcError error) implements RpcOutcome {}
+  /**
+   * An {@code error}.
+   *
+   * @param data the error's {@code data} as compact UTF-8 JSON, or null when it has none
+   */
+  record Error(RpcError error, byte[] data) implements RpcOutcome {
+    public Error(RpcError error) {
+      this(error, null);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Error e && error.equals(e.error) && java.util.Arrays.equals(data, e.data);
+    }
+
+    @Override
+    public int hashCode() {
+      return error.hashCode() * 31 + java.util.Arrays.hashCode(data);
+    }
+
+    @Override
+    public String toString() {
+      return "Error["
+          + error.code()
+          + ", data "
+          + (data == null ? "none" : data.length + " bytes")
+          + "]";
+    }
+  }
 }

@@ -145,9 +145,14 @@ public final class RpcResponseWatcher {
     try {
       ResponseReader.Message m = ResponseReader.read(b, len);
       if (m != null && m.resultStart() >= 0) {
-        return toOutcome(m, Arrays.copyOfRange(b, m.resultStart(), m.resultEnd()), expectedId);
+        return toOutcome(
+            m, Arrays.copyOfRange(b, m.resultStart(), m.resultEnd()), null, expectedId);
       }
-      return toOutcome(m, null, expectedId);
+      return toOutcome(
+          m,
+          null,
+          m == null || m.dataStart() < 0 ? null : Arrays.copyOfRange(b, m.dataStart(), m.dataEnd()),
+          expectedId);
     } catch (IOException | RuntimeException ex) {
       // Not JSON, or not JSON-RPC: not the answer.
       return null;
@@ -155,7 +160,7 @@ public final class RpcResponseWatcher {
   }
 
   private static RpcOutcome toOutcome(
-      ResponseReader.Message m, byte[] result, JsonNode expectedId) {
+      ResponseReader.Message m, byte[] result, byte[] data, JsonNode expectedId) {
     if (m == null || m.hasMethod() || !sameId(expectedId, m.id())) {
       return null;
     }
@@ -169,7 +174,8 @@ public final class RpcResponseWatcher {
           new RpcOutcome.Error(
               new RpcError(
                   code != null && code.canConvertToInt() ? code.intValue() : -32603,
-                  message != null && message.isTextual() ? message.textValue() : ""));
+                  message != null && message.isTextual() ? message.textValue() : ""),
+              data);
     } else {
       return null;
     }

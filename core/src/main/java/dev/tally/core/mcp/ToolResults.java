@@ -15,7 +15,23 @@ import java.io.UncheckedIOException;
  * table of codes is in {@code docs/tool-results.md}.
  */
 public final class ToolResults {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
+  /**
+   * What a replay marker tells the agent (field {@code repeat}): nothing ran again, and how to run
+   * the action again on purpose.
+   */
+  public static final String REPEAT_HINT =
+      "Nothing ran again: this is the stored result of an earlier identical call. To run the"
+          + " action again on purpose, send a new idempotency key (the idempotencyKey argument or"
+          + " the Idempotency-Key header) or a new intent scope.";
+
+  /** Reads stored outcomes without rounding: a replayed number keeps every digit it came with. */
+  private static final ObjectMapper MAPPER =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .disable(
+              com.fasterxml.jackson.databind.cfg.JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+          .build();
+
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
   private ToolResults() {}
@@ -33,21 +49,28 @@ public final class ToolResults {
           "completedAt",
           execution.at(dev.tally.core.execution.ExecutionState.COMPLETED).toString());
     }
+    marker.put("repeat", REPEAT_HINT);
     ObjectNode response = envelope(id);
-    if (result == null) {
+    if (execution.error() != null || result == null) {
+      // A JSON-RPC error, replayed as it came: code, message and data (kept in the result's
+      // place); an object data gets the marker beside its own members, any other data stays as
+      // it was and carries none (adding one would change what the caller gets).
       ObjectNode err = response.putObject("error");
       int code = execution.error() != null ? execution.error().code() : -32603;
       err.put("code", code);
       err.put("message", execution.error() != null ? execution.error().message() : "");
-      err.putObject("data").set(McpNames.MetaKeys.REPLAY, marker);
+      JsonNode data = result == null ? null : parse(result, execution);
+      if (data == null) {
+        err.putObject("data").set(McpNames.MetaKeys.REPLAY, marker);
+      } else if (data instanceof ObjectNode od) {
+        od.set(McpNames.MetaKeys.REPLAY, marker);
+        err.set("data", od);
+      } else {
+        err.set("data", data);
+      }
       return write(response);
     }
-    JsonNode stored;
-    try {
-      stored = MAPPER.readTree(result);
-    } catch (IOException e) {
-      throw new UncheckedIOException("stored result of " + execution.id() + " is not JSON", e);
-    }
+    JsonNode stored = parse(result, execution);
     ObjectNode r = stored instanceof ObjectNode o ? o : F.objectNode();
     JsonNode meta = r.get("_meta");
     ObjectNode m = meta instanceof ObjectNode mo ? mo : r.putObject("_meta");
@@ -99,6 +122,14 @@ public final class ToolResults {
     o.put("jsonrpc", "2.0");
     o.set("id", id == null ? F.nullNode() : id);
     return o;
+  }
+
+  private static JsonNode parse(byte[] stored, Execution execution) {
+    try {
+      return MAPPER.readTree(stored);
+    } catch (IOException e) {
+      throw new UncheckedIOException("stored outcome of " + execution.id() + " is not JSON", e);
+    }
   }
 
   private static byte[] write(ObjectNode o) {

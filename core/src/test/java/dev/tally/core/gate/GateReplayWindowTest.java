@@ -15,6 +15,7 @@ import dev.tally.core.store.ExecutionStore;
 import dev.tally.core.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -61,9 +62,9 @@ class GateReplayWindowTest {
   }
 
   @Test
-  void anIdenticalCallInsideTheWindowReplaysTheDeliveredResult() {
+  void anIdenticalCallInsideTheAttachWindowReplaysTheDeliveredResult() {
     InFlight first = deliveredCall("create_ticket", ARGS);
-    clock.advance(Duration.ofMillis(2_999));
+    clock.advance(ToolContract.DEFAULT_ATTACH_WINDOW.minusMillis(1));
 
     Decision retry = admit(gate, call("create_ticket", ARGS));
 
@@ -75,9 +76,9 @@ class GateReplayWindowTest {
   }
 
   @Test
-  void anIdenticalCallAfterTheWindowIsANewExecution() {
+  void anIdenticalCallAfterTheAttachWindowIsANewExecution() {
     InFlight first = deliveredCall("create_ticket", ARGS);
-    clock.advance(Duration.ofSeconds(3));
+    clock.advance(ToolContract.DEFAULT_ATTACH_WINDOW);
 
     Decision next = admit(gate, call("create_ticket", ARGS));
 
@@ -86,13 +87,53 @@ class GateReplayWindowTest {
   }
 
   @Test
-  void aZeroWindowReleasesTheFingerprintOnDelivery() {
+  void aDeliveryNeverEndsTheHoldBeforeTheAttachWindowEvenWithAZeroReplayWindow() {
     InFlight first = deliveredCall("send_mail", ARGS);
 
-    Decision next = admit(gate, call("send_mail", ARGS));
+    Decision retry = admit(gate, call("send_mail", ARGS));
 
-    assertThat(next).isInstanceOf(Decision.Dispatch.class);
-    assertThat(((Decision.Dispatch) next).inFlight().id()).isNotEqualTo(first.id());
+    assertThat(retry).isInstanceOf(Decision.Replay.class);
+    assertThat(((Decision.Replay) retry).execution().id()).isEqualTo(first.id());
+  }
+
+  @Test
+  void aDeliveryLateInTheAttachWindowStillHoldsForTheReplayWindow() {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
+    clock.advance(ToolContract.DEFAULT_ATTACH_WINDOW.minusSeconds(1));
+    d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
+    Execution delivered = d.inFlight().delivered().toCompletableFuture().join();
+
+    assertThat(delivered.holdUntil()).isEqualTo(clock.instant().plusSeconds(3));
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(admit(gate, call("create_ticket", ARGS))).isInstanceOf(Decision.Replay.class);
+  }
+
+  @Test
+  void anUnknownOutcomeHoldsUntilRetentionEvenAfterTheAttachWindow() {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
+    d.inFlight().unknown("connection lost").toCompletableFuture().join();
+    clock.advance(ToolContract.DEFAULT_ATTACH_WINDOW.multipliedBy(6));
+
+    Decision retry = admit(gate, call("create_ticket", ARGS));
+
+    assertThat(retry).isInstanceOf(Decision.Respond.class);
+    assertThat(((Decision.Respond) retry).code())
+        .isEqualTo(dev.tally.core.mcp.TallyCode.OUTCOME_UNKNOWN);
+    clock.advance(ToolContract.DEFAULT_RESULT_RETENTION);
+    assertThat(admit(gate, call("create_ticket", ARGS))).isInstanceOf(Decision.Dispatch.class);
+  }
+
+  @Test
+  void aResultNotDeliveredIsReplayedNotRunAgainAfterTheAttachWindow() {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
+    d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
+    d.inFlight().notDelivered().toCompletableFuture().join();
+    clock.advance(Duration.ofHours(2));
+
+    Decision retry = admit(gate, call("create_ticket", ARGS));
+
+    assertThat(retry).isInstanceOf(Decision.Replay.class);
+    assertThat(((Decision.Replay) retry).execution().id()).isEqualTo(d.inFlight().id());
   }
 
   @Test
@@ -117,7 +158,7 @@ class GateReplayWindowTest {
   }
 
   @Test
-  void aReplayThatReachesItsClientRecordsTheDeliveryAndStartsTheWindow() {
+  void aReplayThatReachesItsClientRecordsTheDeliveryAndHoldsToTheEndOfTheAttachWindow() {
     Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
     d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
     d.inFlight().notDelivered().toCompletableFuture().join();
@@ -128,9 +169,10 @@ class GateReplayWindowTest {
     Execution after = gate.replayDelivered(replay.execution()).toCompletableFuture().join();
 
     assertThat(after.state()).isEqualTo(ExecutionState.DELIVERED);
-    assertThat(after.holdUntil()).isEqualTo(clock.instant().plusSeconds(3));
+    Instant accepted = after.at(ExecutionState.ACCEPTED);
+    assertThat(after.holdUntil()).isEqualTo(accepted.plus(ToolContract.DEFAULT_ATTACH_WINDOW));
     assertThat(stored(d.inFlight().id().value()).state()).isEqualTo(ExecutionState.DELIVERED);
-    clock.advance(Duration.ofSeconds(3));
+    clock.advance(ToolContract.DEFAULT_ATTACH_WINDOW);
     assertThat(admit(gate, call("create_ticket", ARGS))).isInstanceOf(Decision.Dispatch.class);
   }
 

@@ -129,7 +129,7 @@ class GateTest {
   }
 
   @Test
-  void deliveredExecutionReleasesFingerprintAfterTheReplayWindowSoAnIdenticalCallIsANewAction() {
+  void deliveredExecutionReleasesFingerprintAfterTheAttachWindowSoAnIdenticalCallIsANewAction() {
     Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"a\"}"));
     first
         .inFlight()
@@ -138,6 +138,10 @@ class GateTest {
         .join();
     first.inFlight().delivered().toCompletableFuture().join();
     clock.advance(ToolContract.DEFAULT_REPLAY_WINDOW);
+    // A delivery is a socket write, no proof of receipt: inside the attach window a replay.
+    assertThat(admit(call("create_ticket", "{\"title\":\"a\"}")))
+        .isInstanceOf(Decision.Replay.class);
+    clock.advance(ToolContract.DEFAULT_ATTACH_WINDOW);
 
     Decision second = admit(call("create_ticket", "{\"title\":\"a\"}"));
     assertThat(second).isInstanceOf(Decision.Dispatch.class);
@@ -479,6 +483,44 @@ class GateTest {
     assertThat(rendered.at("/error/code").asInt()).isEqualTo(-32603);
     assertThat(rendered.at("/error/data/dev.tally~1replay/executionId").asText())
         .isEqualTo(first.inFlight().id().value());
+  }
+
+  @Test
+  void aReplayedErrorKeepsItsDataEveryDigitAndGetsTheMarkerBesideIt() throws Exception {
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"d\"}"));
+    byte[] data =
+        "{\"retryAfter\":12345678901234567.890,\"reason\":\"quota\"}"
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    first
+        .inFlight()
+        .rpcError(200, new RpcError(-32000, "quota"), data)
+        .toCompletableFuture()
+        .join();
+    first.inFlight().notDelivered().toCompletableFuture().join();
+
+    Decision.Replay r = (Decision.Replay) admit(call("create_ticket", "{\"title\":\"d\"}"));
+    String rendered =
+        new String(
+            ToolResults.replay(IntNode.valueOf(4), r.execution(), r.result()),
+            java.nio.charset.StandardCharsets.UTF_8);
+    JsonNode n = JSON.readTree(rendered);
+    assertThat(n.at("/error/code").asInt()).isEqualTo(-32000);
+    assertThat(n.at("/error/message").asText()).isEqualTo("quota");
+    assertThat(n.at("/error/data/reason").asText()).isEqualTo("quota");
+    assertThat(rendered).contains("\"retryAfter\":12345678901234567.890");
+    assertThat(n.at("/error/data/dev.tally~1replay/executionId").asText())
+        .isEqualTo(first.inFlight().id().value());
+  }
+
+  @Test
+  void aReplayedErrorWithDataThatIsNoObjectKeepsItAsItWas() throws Exception {
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"e\"}"));
+    byte[] data = "[1,2]".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    first.inFlight().rpcError(200, new RpcError(-32001, "x"), data).toCompletableFuture().join();
+
+    Decision.Replay r = (Decision.Replay) admit(call("create_ticket", "{\"title\":\"e\"}"));
+    JsonNode n = JSON.readTree(ToolResults.replay(IntNode.valueOf(5), r.execution(), r.result()));
+    assertThat(n.at("/error/data").toString()).isEqualTo("[1,2]");
   }
 
   @Test

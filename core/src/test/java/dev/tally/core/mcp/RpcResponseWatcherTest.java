@@ -71,6 +71,21 @@ class RpcResponseWatcherTest {
   }
 
   @Test
+  void anErrorKeepsItsDataWithEveryDigit() {
+    RpcOutcome o =
+        RpcResponseWatcher.outcomeOf(
+            b(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32000,\"message\":\"m\","
+                    + "\"data\":{\"n\":123456789012345678901234567890.10}}}"),
+            IntNode.valueOf(1));
+    assertThat(o)
+        .isEqualTo(
+            new RpcOutcome.Error(
+                new dev.tally.core.execution.RpcError(-32000, "m"),
+                b("{\"n\":123456789012345678901234567890.10}")));
+  }
+
+  @Test
   void inputRequiredIsMarked() {
     RpcResponseWatcher w =
         RpcResponseWatcher.forContentType("application/json", null, 1 << 20, seen::add);

@@ -37,6 +37,13 @@ final class InJvmTally implements AutoCloseable {
   /** As {@link #start(Path, String, String, Consumer)} on {@code store} (e.g. {@code memory}). */
   static InJvmTally start(String store, String upstreamUrl, String extraYaml, Consumer<String> log)
       throws Exception {
+    return start(store, upstreamUrl, extraYaml, log, Clock.systemUTC());
+  }
+
+  /** As {@link #start(String, String, String, Consumer)}, on {@code clock}. */
+  static InJvmTally start(
+      String store, String upstreamUrl, String extraYaml, Consumer<String> log, Clock clock)
+      throws Exception {
     String yaml =
         "upstream:\n  url: "
             + upstreamUrl
@@ -50,7 +57,7 @@ final class InJvmTally implements AutoCloseable {
     }
     TallyConfig cfg = TallyConfig.parse(yaml, "test configuration", ConfigOverrides.none());
     SidecarSettings settings = SidecarSettings.from(cfg, ConfigOverrides.ofEnv(Map.of()));
-    return new InJvmTally(TallyServer.start(cfg, settings, Clock.systemUTC(), log));
+    return new InJvmTally(TallyServer.start(cfg, settings, clock, log));
   }
 
   URI admin(String pathAndQuery) {
