@@ -182,7 +182,7 @@ class SidecarModernEraIT {
   void upstreamTimeoutIs504AndTheOutcomeUnknown() throws Exception {
     startFake(options(upstream.url()).upstreamTimeout(Duration.ofMillis(300)).build());
     HttpResponse<String> r = post("tools/call", "slow", call(5, "slow", "{}", ""));
-    assertThat(r.statusCode()).isEqualTo(504);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(504);
     assertThat(r.body()).contains("UPSTREAM_TIMEOUT").contains("\"id\":5");
     assertThat(fake.firstSettled).succeedsWithin(Duration.ofSeconds(5));
     assertThat(fake.reports).containsExactly("unknown");
