@@ -74,8 +74,20 @@ final class Replica {
 
   static Replica start(String owner, PostgresStoreOptions storeOptions, String upstreamUrl)
       throws Exception {
+    return start(owner, storeOptions, upstreamUrl, Clock.systemUTC());
+  }
+
+  /**
+   * A replica whose host clock is {@code clock}: its gate's clock and its store's wall clock (a
+   * real clock, e.g. the system clock plus a skew).
+   */
+  static Replica start(
+      String owner, PostgresStoreOptions storeOptions, String upstreamUrl, Clock clock)
+      throws Exception {
     PostgresExecutionStore store =
-        PostgresExecutionStore.open(storeOptions).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        PostgresExecutionStore.open(storeOptions.withWallClock(clock))
+            .toCompletableFuture()
+            .get(60, TimeUnit.SECONDS);
     WaitCountingStore gateStore = new WaitCountingStore(store);
     GateOptions d = GateOptions.defaults(owner);
     Gate gate =
@@ -91,7 +103,7 @@ final class Replica {
                     d.credentialRef()))
             .contracts(ContractRegistry.defaults())
             .actors(headers -> "actor-1")
-            .clock(Clock.systemUTC())
+            .clock(clock)
             .build();
     Vertx vertx =
         Vertx.vertx(

@@ -9,6 +9,7 @@ import dev.tally.store.postgres.PostgresServer;
 import dev.tally.store.postgres.PostgresStoreOptions;
 import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -38,6 +39,7 @@ class SidecarPostgresReplicasIT {
   private Replica b;
   private McpClient ca;
   private McpClient cb;
+  private PostgresStoreOptions options;
 
   @BeforeAll
   static void startServers() throws Exception {
@@ -64,7 +66,7 @@ class SidecarPostgresReplicasIT {
     pg.start();
     pg.emptyTables(database);
     upstream.reset();
-    PostgresStoreOptions options = Replica.storeOptions(pg.target(database));
+    options = Replica.storeOptions(pg.target(database));
     a = Replica.start("replica-a", options, upstream.url());
     b = Replica.start("replica-b", options, upstream.url());
     ca = McpClient.open(a.url);
@@ -138,6 +140,47 @@ class SidecarPostgresReplicasIT {
     assertThat(text(onB)).isEqualTo("ticket T-1 created: attach");
     assertThat(upstream.sideEffects).hasValue(1);
     assertThat(upstream.invocations).hasValue(1);
+  }
+
+  @Test
+  void aReplicaWhoseClockIsTwentySecondsAheadAttachesToALiveCallInsteadOfReapingIt()
+      throws Exception {
+    // On its own clock B sees A's 2 s lease as lapsed long ago; on the database's it is live.
+    b.close();
+    b =
+        Replica.start(
+            "replica-b",
+            options,
+            upstream.url(),
+            Clock.offset(Clock.systemUTC(), Duration.ofSeconds(20)));
+    cb = McpClient.open(b.url);
+    upstream.holdCalls();
+    CompletableFuture<HttpResponse<String>> first =
+        ca.postAsync(McpClient.call(2, "create_ticket", "{\"title\":\"skew\"}"));
+    await("the upstream runs the call", () -> upstream.invocations.get() == 1);
+    String executionId = upstream.startedExecutionIds.get(0);
+
+    assertThat(b.gate.tickLeases().toCompletableFuture().get(10, TimeUnit.SECONDS))
+        .as("lapsed leases B found")
+        .isZero();
+    CompletableFuture<HttpResponse<String>> retry =
+        cb.postAsync(McpClient.call(3, "create_ticket", "{\"title\":\"skew\"}"));
+    await("B's retry attached to A's execution", () -> b.gateStore.waiting.get() == 1);
+    assertThat(b.gate.tickLeases().toCompletableFuture().get(10, TimeUnit.SECONDS))
+        .as("lapsed leases B found")
+        .isZero();
+    assertThat(a.find(executionId).orElseThrow().state()).isEqualTo(ExecutionState.DISPATCHED);
+    assertThat(retry).isNotDone();
+
+    upstream.release();
+
+    JsonNode onA = McpClient.message(first.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
+    JsonNode onB = McpClient.message(retry.get(WAIT.toSeconds(), TimeUnit.SECONDS).body());
+    assertThat(text(onA)).isEqualTo("ticket T-1 created: skew");
+    assertThat(text(onB)).isEqualTo("ticket T-1 created: skew");
+    assertThat(onB.path("id").asInt()).isEqualTo(3);
+    assertThat(upstream.startedExecutionIds).describedAs(this::records).hasSize(1);
+    assertThat(upstream.sideEffects).hasValue(1);
   }
 
   @Test

@@ -56,6 +56,21 @@ import java.util.function.Supplier;
  * a cached record at the expected version is the stored one whenever the update succeeds. When no
  * row changes, one more read tells {@code STALE_VERSION} from {@code NOT_FOUND}.
  *
+ * <p><b>Deadlines on one clock.</b> Leases, holds and retention are compared across replicas, whose
+ * clocks may disagree: compared on each replica's own clock, 20 s of skew would let the replica
+ * that is ahead reap another's live call (its lease looks lapsed) or claim a key another still
+ * holds. So the store keeps {@code lease_expires_at}, {@code hold_until} and {@code retain_until}
+ * in database time: it measures the offset of PostgreSQL's {@code clock_timestamp()} from its wall
+ * clock ({@link PostgresStoreOptions#wallClock()}, the system clock) when it opens and every {@code
+ * clockInterval}, adds the offset to every deadline it writes and to every "now" it compares in SQL
+ * ({@link #lapsed}, the claim, {@link #findHolder}, {@link #purge}), and subtracts it from every
+ * deadline it reads back, so its callers ({@link dev.tally.core.execution.Execution#leaseLapsed},
+ * {@link dev.tally.core.execution.Execution#holdsKey}) compare in their own time what the database
+ * compares in its own. The callers' instants are only shifted, so a gate on a test clock sees its
+ * leases lapse when it moves its clock past them. The timeline is stored as given. An offset beyond
+ * {@code clockSkewWarning} is logged as a WARNING. See {@link DatabaseClock} for how the offset is
+ * measured and when it moves.
+ *
  * <p><b>Round trips.</b> Claim, transition (cache hit) and touch take one each; every statement is
  * counted in {@link #stats()}; the batched notifications below are counted apart.
  *
@@ -88,14 +103,25 @@ public final class PostgresExecutionStore implements ExecutionStore {
   private final ChangeFeed feed;
   private final Listener listener;
   private final long healthTimer;
+  private final DatabaseClock clock;
+  private final ClockProbe probe;
+  private final long clockTimer;
   private volatile boolean closed;
 
   private PostgresExecutionStore(
-      Vertx vertx, boolean ownsVertx, PostgresStoreOptions options, Db db, PgConnectOptions co) {
+      Vertx vertx,
+      boolean ownsVertx,
+      PostgresStoreOptions options,
+      Db db,
+      PgConnectOptions co,
+      DatabaseClock clock,
+      ClockProbe probe) {
     this.vertx = vertx;
     this.ownsVertx = ownsVertx;
     this.options = options;
     this.db = db;
+    this.clock = clock;
+    this.probe = probe;
     Cache<ExecutionId, Execution> cache =
         Caffeine.newBuilder().maximumSize(options.recordCacheSize()).build();
     this.listener =
@@ -111,8 +137,8 @@ public final class PostgresExecutionStore implements ExecutionStore {
                 options.connectTimeout().toMillis() + options.statementTimeout().toMillis())
             : null;
     this.notifier = new Notifier(db);
-    this.writer = new Writer(db, cache, this::changed, notifier, options.maxResultBytes());
-    this.reads = new Reads(db, writer);
+    this.writer = new Writer(db, cache, this::changed, notifier, options.maxResultBytes(), clock);
+    this.reads = new Reads(db, writer, clock);
     this.feed =
         new ChangeFeed(
             vertx,
@@ -130,6 +156,14 @@ public final class PostgresExecutionStore implements ExecutionStore {
             () -> listener != null && listener.listening(),
             options.pollInterval());
     this.healthTimer = vertx.setPeriodic(options.healthInterval().toMillis(), t -> checkHealth());
+    this.clockTimer =
+        vertx.setPeriodic(
+            options.clockInterval().toMillis(),
+            t -> {
+              if (!closed) {
+                probe.measure(db); // a failed round keeps the offset; outages show elsewhere
+              }
+            });
   }
 
   /**
@@ -211,9 +245,14 @@ public final class PostgresExecutionStore implements ExecutionStore {
             options.connectTimeout().toMillis() + options.statementTimeout().toMillis());
     long budget = options.connectTimeout().toMillis() + 4 * options.statementTimeout().toMillis();
     Db opening = new Db(vertx, pool, failures, budget);
+    DatabaseClock clock = new DatabaseClock();
+    ClockProbe probe =
+        new ClockProbe(
+            clock, options.wallClock(), options.clockSkewWarning(), options.target().describe());
     Future<PostgresExecutionStore> opened =
         opening
             .bounded(Schema.migrate(pool))
+            .compose(found -> probe.measure(opening).map(found))
             .compose(
                 found -> {
                   if (found < Schema.LATEST) {
@@ -227,7 +266,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
                             + Schema.LATEST);
                   }
                   PostgresExecutionStore store =
-                      new PostgresExecutionStore(vertx, owns, options, db, co);
+                      new PostgresExecutionStore(vertx, owns, options, db, co, clock, probe);
                   return store.listener == null
                       ? Future.succeededFuture(store)
                       : store.listener.start().map(store);
@@ -331,6 +370,15 @@ public final class PostgresExecutionStore implements ExecutionStore {
         isWritable());
   }
 
+  /**
+   * The database's clock minus this replica's wall clock, as last measured (zero until a
+   * measurement differed from zero by more than its uncertainty and {@code
+   * DatabaseClock.TOLERANCE}; see the class comment, "Deadlines").
+   */
+  public Duration clockOffset() {
+    return clock.offset();
+  }
+
   /** What announces this store's changes to the other replicas (for tests). */
   Notifier notifier() {
     return notifier;
@@ -352,6 +400,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
     }
     closed = true;
     vertx.cancelTimer(healthTimer);
+    vertx.cancelTimer(clockTimer);
     feed.close(closedError());
     if (listener != null) {
       listener.close();

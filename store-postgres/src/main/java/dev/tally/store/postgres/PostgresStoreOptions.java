@@ -1,5 +1,6 @@
 package dev.tally.store.postgres;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,6 +29,14 @@ import java.util.Objects;
  *     not seen a recent success, for {@link PostgresExecutionStore#isWritable()} (default 1 s)
  * @param recordCacheSize how many recently written or read records the store remembers so that a
  *     transition needs one round trip instead of two (default {@value #DEFAULT_RECORD_CACHE_SIZE})
+ * @param wallClock this replica's real clock, against which the store measures the database's clock
+ *     (default the system UTC clock; tests inject a skewed one). It must run in real time, never a
+ *     test clock that jumps: leases, holds and retention are compared in database time, the
+ *     callers' instants shifted by the measured offset (see {@link DatabaseClock})
+ * @param clockInterval how often the offset to the database's clock is measured again (default 30
+ *     s)
+ * @param clockSkewWarning a WARNING is logged when this replica's clock is further than this from
+ *     the database's (default 1 s)
  */
 public record PostgresStoreOptions(
     PostgresTarget target,
@@ -39,7 +48,10 @@ public record PostgresStoreOptions(
     Duration pollInterval,
     Duration reconnectInterval,
     Duration healthInterval,
-    int recordCacheSize) {
+    int recordCacheSize,
+    Clock wallClock,
+    Duration clockInterval,
+    Duration clockSkewWarning) {
 
   public static final int DEFAULT_MAX_RESULT_BYTES = 1 << 20;
   public static final int DEFAULT_POOL_SIZE = 8;
@@ -49,6 +61,8 @@ public record PostgresStoreOptions(
   public static final Duration DEFAULT_RECONNECT_INTERVAL = Duration.ofSeconds(1);
   public static final Duration DEFAULT_HEALTH_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_RECORD_CACHE_SIZE = 10_000;
+  public static final Duration DEFAULT_CLOCK_INTERVAL = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_CLOCK_SKEW_WARNING = Duration.ofSeconds(1);
 
   public PostgresStoreOptions {
     Objects.requireNonNull(target, "store.postgres.target");
@@ -68,6 +82,9 @@ public record PostgresStoreOptions(
     if (recordCacheSize < 0) {
       throw bad("recordCacheSize", recordCacheSize, "zero or more records");
     }
+    Objects.requireNonNull(wallClock, "store.postgres.wallClock");
+    checkDuration("clockInterval", clockInterval, Duration.ofMillis(10), Duration.ofHours(1));
+    checkDuration("clockSkewWarning", clockSkewWarning, Duration.ofMillis(1), Duration.ofHours(1));
   }
 
   private static void checkDuration(String key, Duration d, Duration min, Duration max) {
@@ -94,7 +111,10 @@ public record PostgresStoreOptions(
         DEFAULT_POLL_INTERVAL,
         DEFAULT_RECONNECT_INTERVAL,
         DEFAULT_HEALTH_INTERVAL,
-        DEFAULT_RECORD_CACHE_SIZE);
+        DEFAULT_RECORD_CACHE_SIZE,
+        Clock.systemUTC(),
+        DEFAULT_CLOCK_INTERVAL,
+        DEFAULT_CLOCK_SKEW_WARNING);
   }
 
   /**
@@ -117,7 +137,10 @@ public record PostgresStoreOptions(
         pollInterval,
         reconnectInterval,
         healthInterval,
-        recordCacheSize);
+        recordCacheSize,
+        wallClock,
+        clockInterval,
+        clockSkewWarning);
   }
 
   public PostgresStoreOptions withPoolSize(int size) {
@@ -131,7 +154,10 @@ public record PostgresStoreOptions(
         pollInterval,
         reconnectInterval,
         healthInterval,
-        recordCacheSize);
+        recordCacheSize,
+        wallClock,
+        clockInterval,
+        clockSkewWarning);
   }
 
   public PostgresStoreOptions withTimeouts(Duration connect, Duration statement) {
@@ -145,7 +171,10 @@ public record PostgresStoreOptions(
         pollInterval,
         reconnectInterval,
         healthInterval,
-        recordCacheSize);
+        recordCacheSize,
+        wallClock,
+        clockInterval,
+        clockSkewWarning);
   }
 
   public PostgresStoreOptions withNotifications(boolean enabled) {
@@ -159,7 +188,10 @@ public record PostgresStoreOptions(
         pollInterval,
         reconnectInterval,
         healthInterval,
-        recordCacheSize);
+        recordCacheSize,
+        wallClock,
+        clockInterval,
+        clockSkewWarning);
   }
 
   public PostgresStoreOptions withIntervals(Duration poll, Duration reconnect, Duration health) {
@@ -173,7 +205,10 @@ public record PostgresStoreOptions(
         poll,
         reconnect,
         health,
-        recordCacheSize);
+        recordCacheSize,
+        wallClock,
+        clockInterval,
+        clockSkewWarning);
   }
 
   public PostgresStoreOptions withRecordCacheSize(int size) {
@@ -187,6 +222,35 @@ public record PostgresStoreOptions(
         pollInterval,
         reconnectInterval,
         healthInterval,
-        size);
+        size,
+        wallClock,
+        clockInterval,
+        clockSkewWarning);
+  }
+
+  /**
+   * The wall clock the database's clock is measured against, how often, and when a skew is worth a
+   * WARNING.
+   */
+  public PostgresStoreOptions withClock(Clock wall, Duration interval, Duration skewWarning) {
+    return new PostgresStoreOptions(
+        target,
+        maxResultBytes,
+        poolSize,
+        connectTimeout,
+        statementTimeout,
+        notifications,
+        pollInterval,
+        reconnectInterval,
+        healthInterval,
+        recordCacheSize,
+        wall,
+        interval,
+        skewWarning);
+  }
+
+  /** The same options on another wall clock (see {@link #wallClock()}). */
+  public PostgresStoreOptions withWallClock(Clock wall) {
+    return withClock(wall, clockInterval, clockSkewWarning);
   }
 }

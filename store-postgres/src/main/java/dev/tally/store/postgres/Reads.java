@@ -16,7 +16,9 @@ import java.util.Optional;
 
 /**
  * The store's reads and its purge, one statement each. Records read by id or as a key's holder are
- * handed to {@link Writer#remember} so a transition that follows needs no read of its own.
+ * handed to {@link Writer#remember} so a transition that follows needs no read of its own. Every
+ * "now" is compared in database time, and records come back in the caller's ({@link
+ * DatabaseClock}).
  */
 final class Reads implements ChangeFeed.Reader {
   /** The most rows one purge statement deletes. */
@@ -24,10 +26,12 @@ final class Reads implements ChangeFeed.Reader {
 
   private final Db db;
   private final Writer writer;
+  private final DatabaseClock clock;
 
-  Reads(Db db, Writer writer) {
+  Reads(Db db, Writer writer, DatabaseClock clock) {
     this.db = db;
     this.writer = writer;
+    this.clock = clock;
   }
 
   @Override
@@ -38,7 +42,7 @@ final class Reads implements ChangeFeed.Reader {
               if (rows.size() == 0) {
                 return Optional.empty();
               }
-              Execution e = Rows.execution(rows.iterator().next(), 0);
+              Execution e = Rows.execution(rows.iterator().next(), 0, clock);
               writer.remember(e);
               return Optional.of(e);
             });
@@ -48,16 +52,16 @@ final class Reads implements ChangeFeed.Reader {
   @Override
   public Future<List<Execution>> findAll(List<ExecutionId> ids) {
     String[] values = ids.stream().map(ExecutionId::value).toArray(String[]::new);
-    return db.runQuietly(Sql.FIND_MANY, Tuple.of((Object) values)).map(Reads::records);
+    return db.runQuietly(Sql.FIND_MANY, Tuple.of((Object) values)).map(this::records);
   }
 
   Future<Optional<Execution>> holder(String matchKey, Instant now) {
     Instant at = Rows.micros(now);
-    return db.run(Sql.FIND_HOLDER, Tuple.of(SqlText.encode(matchKey), Rows.time(at)))
+    return db.run(Sql.FIND_HOLDER, Tuple.of(SqlText.encode(matchKey), clock.toDatabase(at)))
         .map(
             rows -> {
               for (Row r : rows) {
-                Execution e = Rows.execution(r, 0);
+                Execution e = Rows.execution(r, 0, clock);
                 if (e.holdsKey(at)) {
                   writer.remember(e);
                   return Optional.of(e);
@@ -80,7 +84,7 @@ final class Reads implements ChangeFeed.Reader {
   }
 
   Future<List<Execution>> lapsed(Instant now, int limit) {
-    return db.run(Sql.LAPSED, Tuple.of(Rows.time(now), limit(limit))).map(Reads::records);
+    return db.run(Sql.LAPSED, Tuple.of(clock.toDatabase(now), limit(limit))).map(this::records);
   }
 
   /**
@@ -109,7 +113,7 @@ final class Reads implements ChangeFeed.Reader {
    * short statement, so no lock is held for long whatever the caller asks for.
    */
   Future<Integer> purge(Instant now, int limit) {
-    return purge(Rows.time(now), limit(limit), 0);
+    return purge(clock.toDatabase(now), limit(limit), 0);
   }
 
   private Future<Integer> purge(OffsetDateTime now, int remaining, int done) {
@@ -127,10 +131,10 @@ final class Reads implements ChangeFeed.Reader {
             });
   }
 
-  private static List<Execution> records(Iterable<Row> rows) {
+  private List<Execution> records(Iterable<Row> rows) {
     List<Execution> out = new ArrayList<>();
     for (Row r : rows) {
-      out.add(Rows.execution(r, 0));
+      out.add(Rows.execution(r, 0, clock));
     }
     return out;
   }

@@ -22,7 +22,8 @@ import java.util.Map;
  * Maps an {@link Execution} to the columns of {@code tally_executions} and back. Text columns go
  * through {@link SqlText}; instants are kept to the microsecond (PostgreSQL's {@code timestamptz}),
  * so the store {@link #normalize normalizes} every record before it writes one and what it returns
- * is what it stored.
+ * is what it stored. Deadlines are stored in database time and read back in the caller's ({@link
+ * DatabaseClock}); the timeline is stored as given.
  */
 final class Rows {
   /** Every column but the result bytes, in the order {@link #execution} reads them. */
@@ -46,9 +47,13 @@ final class Rows {
     return out.toString();
   }
 
-  /** Reads a row selected with {@link #COLUMNS}, starting at column {@code offset}. */
-  static Execution execution(Row r, int offset) {
-    int i = offset;
+  /**
+   * Reads a row selected with {@link #COLUMNS}, starting at column {@code first}; its deadlines
+   * (hold, retention, lease expiry) are turned from database time into the caller's by {@code
+   * clock}, the timeline is read as written.
+   */
+  static Execution execution(Row r, int first, DatabaseClock clock) {
+    int i = first;
     ExecutionId id = ExecutionId.parse(r.getString(i++));
     long version = r.getLong(i++);
     String matchKey = SqlText.decode(r.getString(i++));
@@ -60,8 +65,8 @@ final class Rows {
     String scope = SqlText.decode(r.getString(i++));
     ExecutionState state = ExecutionState.fromWireName(r.getString(i++));
     Map<ExecutionState, Instant> timeline = timeline(r.getValue(i++));
-    Instant holdUntil = instant(r.getOffsetDateTime(i++));
-    Instant retainUntil = instant(r.getOffsetDateTime(i++));
+    Instant holdUntil = clock.fromDatabase(r.getOffsetDateTime(i++));
+    Instant retainUntil = clock.fromDatabase(r.getOffsetDateTime(i++));
     String leaseOwner = r.getString(i++);
     OffsetDateTime leaseExpires = r.getOffsetDateTime(i++);
     Integer targetStatus = r.getInteger(i++);
@@ -88,7 +93,7 @@ final class Rows {
         retainUntil,
         leaseOwner == null || leaseExpires == null
             ? null
-            : new Lease(SqlText.decode(leaseOwner), instant(leaseExpires)),
+            : new Lease(SqlText.decode(leaseOwner), clock.fromDatabase(leaseExpires)),
         targetStatus,
         errorCode == null ? null : new RpcError(errorCode, SqlText.decode(errorMessage)),
         resultSize == null
@@ -133,10 +138,6 @@ final class Rows {
 
   static OffsetDateTime time(Instant i) {
     return i == null ? null : OffsetDateTime.ofInstant(micros(i), ZoneOffset.UTC);
-  }
-
-  static Instant instant(OffsetDateTime t) {
-    return t == null ? null : t.toInstant();
   }
 
   static String wire(MatchKind k) {

@@ -33,6 +33,11 @@ import java.util.List;
  * #NOTIFY_SETTING} to {@link #NOTIFY_AFTER_COMMIT}; stores of this release set it and notify after
  * their commits themselves ({@link Notifier}), because transactions that notify commit one at a
  * time. Deletes (retention purges) are still notified by the trigger.
+ *
+ * <p>The deadline columns ({@code hold_until} in both tables, {@code retain_until}, {@code
+ * lease_expires_at}) hold database time ({@link DatabaseClock}); releases before that rule wrote
+ * each replica's own time, which for a replica in sync with the database is the same value, so no
+ * migration marks the change.
  */
 final class Schema {
   /** The notification channel. */

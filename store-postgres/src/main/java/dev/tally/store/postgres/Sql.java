@@ -7,7 +7,9 @@ import java.util.stream.Collectors;
 /**
  * The store's statements, each sent as one prepared statement (one round trip). The rule of {@link
  * dev.tally.core.execution.Execution#holdsKey} appears in SQL once, as {@link #HOLDS}, built from
- * the state machine's own enum so the two cannot drift apart.
+ * the state machine's own enum so the two cannot drift apart. Every deadline column ({@code
+ * hold_until}, {@code retain_until}, {@code lease_expires_at}) and every "now" compared with one is
+ * in database time ({@link DatabaseClock}).
  */
 final class Sql {
   private Sql() {}
@@ -154,6 +156,9 @@ final class Sql {
           .formatted(HOLDS);
 
   static final String PING = "SELECT 1";
+
+  /** The database's clock as it reads when the statement runs (not the transaction's start). */
+  static final String CLOCK = "SELECT clock_timestamp()";
 
   /**
    * Announces committed changes, {@code $1} a text array of {@code <id>:<version>} payloads. The

@@ -31,22 +31,26 @@ final class Writer {
   private final Consumer<Execution> changed;
   private final Notifier notifier;
   private final int maxResultBytes;
+  private final DatabaseClock clock;
 
   /**
    * {@code changed} hears of every record this writer stored (to wake local waiters); {@code
-   * notifier} tells the other replicas about committed transitions and touches.
+   * notifier} tells the other replicas about committed transitions and touches; {@code clock} turns
+   * deadlines into database time and back.
    */
   Writer(
       Db db,
       Cache<ExecutionId, Execution> cache,
       Consumer<Execution> changed,
       Notifier notifier,
-      int maxResultBytes) {
+      int maxResultBytes,
+      DatabaseClock clock) {
     this.db = db;
     this.cache = cache;
     this.changed = changed;
     this.notifier = notifier;
     this.maxResultBytes = maxResultBytes;
+    this.clock = clock;
   }
 
   void remember(Execution e) {
@@ -62,8 +66,8 @@ final class Writer {
         Tuple.tuple()
             .addValue(SqlText.encode(c.matchKey()))
             .addValue(c.id().value())
-            .addValue(Rows.time(c.holdUntil()))
-            .addValue(Rows.time(now))
+            .addValue(clock.toDatabase(c.holdUntil()))
+            .addValue(clock.toDatabase(now))
             .addValue(c.version())
             .addValue(Rows.wire(c.matchKind()))
             .addValue(SqlText.encode(c.actor()))
@@ -73,9 +77,9 @@ final class Writer {
             .addValue(SqlText.encode(c.intentScope()))
             .addValue(c.state().wireName())
             .addValue(Rows.timeline(c.timeline()))
-            .addValue(Rows.time(c.retainUntil()))
+            .addValue(clock.toDatabase(c.retainUntil()))
             .addValue(c.lease() == null ? null : SqlText.encode(c.lease().owner()))
-            .addValue(c.lease() == null ? null : Rows.time(c.lease().expiresAt()))
+            .addValue(c.lease() == null ? null : clock.toDatabase(c.lease().expiresAt()))
             .addValue(c.targetStatus())
             .addValue(c.error() == null ? null : c.error().code())
             .addValue(c.error() == null ? null : SqlText.encode(c.error().message()))
@@ -93,7 +97,7 @@ final class Writer {
                 return Future.succeededFuture(new Claim.Won(c));
               }
               if (r.getString(2) != null) {
-                Execution holder = Rows.execution(r, 2);
+                Execution holder = Rows.execution(r, 2, clock);
                 remember(holder);
                 return Future.succeededFuture(new Claim.Existing(holder));
               }
@@ -103,7 +107,7 @@ final class Writer {
                   .compose(
                       again -> {
                         if (again.size() > 0) {
-                          Execution holder = Rows.execution(again.iterator().next(), 0);
+                          Execution holder = Rows.execution(again.iterator().next(), 0, clock);
                           remember(holder);
                           return Future.succeededFuture(new Claim.Existing(holder));
                         }
@@ -148,9 +152,9 @@ final class Writer {
             .addValue(next.version())
             .addValue(next.state().wireName())
             .addValue(Rows.timeline(next.timeline()))
-            .addValue(Rows.time(next.retainUntil()))
+            .addValue(clock.toDatabase(next.retainUntil()))
             .addValue(lease == null ? null : SqlText.encode(lease.owner()))
-            .addValue(lease == null ? null : Rows.time(lease.expiresAt()))
+            .addValue(lease == null ? null : clock.toDatabase(lease.expiresAt()))
             .addValue(next.targetStatus())
             .addValue(error == null ? null : error.code())
             .addValue(error == null ? null : SqlText.encode(error.message()))
@@ -161,7 +165,7 @@ final class Writer {
             .addValue(kept == null ? null : Buffer.buffer(kept))
             .addValue(release)
             .addValue(next.awaitingInput())
-            .addValue(Rows.time(next.holdUntil()));
+            .addValue(clock.toDatabase(next.holdUntil()));
     return db.run(Sql.TRANSITION, p)
         .compose(
             rows -> {
@@ -182,7 +186,7 @@ final class Writer {
             id.value(),
             expectedVersion,
             lease == null ? null : SqlText.encode(lease.owner()),
-            lease == null ? null : Rows.time(lease.expiresAt()),
+            lease == null ? null : clock.toDatabase(lease.expiresAt()),
             awaiting);
     return db.run(Sql.TOUCH, p)
         .compose(
@@ -191,7 +195,7 @@ final class Writer {
                 cache.invalidate(id);
                 return lost(id, expectedVersion);
               }
-              Execution next = Rows.execution(rows.iterator().next(), 0);
+              Execution next = Rows.execution(rows.iterator().next(), 0, clock);
               remember(next);
               changed.accept(next);
               notifier.changed(next.state(), next);
@@ -211,11 +215,11 @@ final class Writer {
             });
   }
 
-  private static Execution expected(ExecutionId id, long expectedVersion, RowSet<Row> rows) {
+  private Execution expected(ExecutionId id, long expectedVersion, RowSet<Row> rows) {
     if (rows.size() == 0) {
       throw notFound(id);
     }
-    Execution e = Rows.execution(rows.iterator().next(), 0);
+    Execution e = Rows.execution(rows.iterator().next(), 0, clock);
     if (e.version() != expectedVersion) {
       throw stale(id, e.version(), expectedVersion);
     }

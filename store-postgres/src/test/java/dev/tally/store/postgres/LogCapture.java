@@ -40,8 +40,16 @@ final class LogCapture implements AutoCloseable {
 
   /** Every record as text: logger, message, parameters and the stack trace of its throwable. */
   String text() {
+    return text(Level.ALL);
+  }
+
+  /** {@link #text()} of the records at {@code least} or above. */
+  String text(Level least) {
     StringBuilder out = new StringBuilder();
     for (LogRecord r : records) {
+      if (r.getLevel().intValue() < least.intValue()) {
+        continue;
+      }
       out.append(r.getLoggerName()).append(' ').append(r.getMessage());
       if (r.getParameters() != null) {
         for (Object p : r.getParameters()) {
