@@ -51,9 +51,10 @@ import java.util.ArrayDeque;
  * an answerless end would.
  *
  * <p>A call's stream that breaks off (the upstream reset it, or sent nothing for {@code
- * upstream.timeout}: see {@link Upstream}) before the answer to the client's request ends with a
- * JSON-RPC error event for that request, so the client is not left waiting for an answer that
- * cannot come; a tap, when there is one, speaks for the call instead.
+ * upstream.timeout} since its head or its last event: see {@link BrokenAnswer}) before the answer
+ * to the client's request ends with a JSON-RPC error event for that request, so the client is not
+ * left waiting for an answer that cannot come; a tap, when there is one, speaks for the call
+ * instead.
  *
  * <p>The session's standalone GET stream is reopened the same way when the upstream ends it (a
  * polling server, a restarted one): with {@code Last-Event-ID} when the upstream gave ids, as a
@@ -120,7 +121,6 @@ public final class SseRelay {
     this.ctx = ctx;
     this.primedHere = primedHere;
     this.requestId = tap == null ? requestId : null;
-    this.broken = new BrokenAnswer(ctx.options().upstreamTimeout());
     this.clientReq = clientReq;
     this.upReq = upReq;
     this.upResp = upResp;
@@ -130,6 +130,11 @@ public final class SseRelay {
     boolean legacy = Era.ofHeader(clientReq.getHeader(HeaderNames.PROTOCOL_VERSION)) == Era.LEGACY;
     this.standalone = legacy && clientReq.method() == HttpMethod.GET;
     this.resumable = standalone || (legacy && clientReq.method() == HttpMethod.POST);
+    // The standalone stream may rightly stay quiet for hours; every other one is bounded.
+    this.broken =
+        standalone
+            ? BrokenAnswer.unlimited()
+            : BrokenAnswer.watch(upResp, ctx.options().upstreamTimeout());
   }
 
   public static StreamBuffer start(
@@ -182,10 +187,15 @@ public final class SseRelay {
     resp.handler(this::feed);
     resp.exceptionHandler(
         t -> {
+          broken.done();
           oweAnError();
           broken("upstream stream broke: " + t.getClass().getSimpleName());
         });
-    resp.endHandler(v -> upstreamEnd());
+    resp.endHandler(
+        v -> {
+          broken.done();
+          upstreamEnd();
+        });
   }
 
   /** Stops reading the upstream: resets the request in flight, and reconnects no more. */
@@ -376,6 +386,7 @@ public final class SseRelay {
                 return;
               }
               upResp = resp;
+              broken.continuedBy(resp.request());
               openedAt = ctx.clock().instant();
               upstreamEnded = false;
               reconnected = true;
