@@ -32,6 +32,7 @@ public final class ProxyContext {
   private final BatchSplitter batches;
   private final CallIntake intake;
   private final StreamRegistry streams;
+  private final CancelTargets cancels;
   private final Upstream upstream;
   private final Origins origins;
   private final Hosts hosts;
@@ -59,6 +60,7 @@ public final class ProxyContext {
     this.batches = base.batches;
     this.intake = base.intake;
     this.streams = base.streams;
+    this.cancels = base.cancels;
     this.upstream = upstream;
     this.origins = base.origins;
     this.hosts = base.hosts;
@@ -81,6 +83,7 @@ public final class ProxyContext {
             new StreamLimits(
                 options.streamMaxEvents(), options.streamMaxBytes(), options.streamMaxAge()),
             clock);
+    this.cancels = new CancelTargets();
     this.upstream = null;
     this.origins = Origins.of(options.allowedOrigins(), options.allowLoopbackOrigins());
     this.hosts = Hosts.forListener(options.host(), options.allowedHosts());
@@ -130,6 +133,11 @@ public final class ProxyContext {
     return streams;
   }
 
+  /** The dispatched calls a client's {@code notifications/cancelled} can reach. */
+  public CancelTargets cancels() {
+    return cancels;
+  }
+
   /** This view's upstream client. */
   public Upstream upstream() {
     return upstream;
@@ -164,6 +172,11 @@ public final class ProxyContext {
   /** {@code upstream.timeout} in milliseconds. */
   public long upstreamTimeoutMs() {
     return options.upstreamTimeout().toMillis();
+  }
+
+  /** {@code upstream.cancelGrace} in milliseconds. */
+  public long cancelGraceMs() {
+    return options.upstreamCancelGrace().toMillis();
   }
 
   /** Requests being handled right now (by every view). */

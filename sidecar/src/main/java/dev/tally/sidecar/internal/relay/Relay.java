@@ -54,6 +54,9 @@ public final class Relay {
       resp.closeHandler(
           v -> {
             if (!resp.ended()) {
+              if (mode.tap() != null) {
+                mode.tap().onClientClosed();
+              }
               upReq.reset();
             }
           });

@@ -172,6 +172,9 @@ public final class SseRelay {
         v -> {
           b.detach(sink);
           if (mode.cancelOnClientClose() && !b.ended()) {
+            if (mode.tap() != null) {
+              mode.tap().onClientClosed();
+            }
             relay.cancel();
           }
         });
