@@ -2,6 +2,7 @@ package dev.tally.sidecar.internal.context;
 
 import dev.tally.core.call.Admission;
 import dev.tally.core.call.CallIntake;
+import dev.tally.core.call.ToolCatalogue;
 import dev.tally.core.mcp.BatchSplitter;
 import dev.tally.core.mcp.BodyClassifier;
 import dev.tally.core.mcp.ProtocolVersions;
@@ -69,7 +70,11 @@ public final class ProxyContext {
     this.shared = base.shared;
   }
 
-  private ProxyContext(SidecarOptions options, Admission admission, InstantSource clock) {
+  private ProxyContext(
+      SidecarOptions options,
+      Admission admission,
+      InstantSource clock,
+      ToolCatalogue.Options catalogue) {
     this.shared = new Shared();
     this.options = options;
     this.admission = admission;
@@ -77,7 +82,7 @@ public final class ProxyContext {
     this.classifier = BodyClassifier.create(json);
     this.batches = BatchSplitter.create(classifier, options.maxBatchSize());
     this.target = options.upstreamTarget();
-    this.intake = CallIntake.create(admission, json, target);
+    this.intake = CallIntake.create(admission, json, target, catalogue);
     this.streams =
         StreamRegistry.create(
             new StreamLimits(
@@ -90,13 +95,27 @@ public final class ProxyContext {
     this.clock = clock;
   }
 
-  /** The template every listener's view is made from; it has no upstream client. */
+  /**
+   * The template every listener's view is made from; it has no upstream client. Tools are learned
+   * from clients' {@code tools/list} only.
+   */
   public static ProxyContext create(
       SidecarOptions options, Admission admission, InstantSource clock) {
+    return create(
+        options, admission, clock, ToolCatalogue.Options.clientsOnly(options.upstreamTarget()));
+  }
+
+  /** As {@link #create(SidecarOptions, Admission, InstantSource)}, with {@code catalogue}. */
+  public static ProxyContext create(
+      SidecarOptions options,
+      Admission admission,
+      InstantSource clock,
+      ToolCatalogue.Options catalogue) {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(clock, "clock");
-    return new ProxyContext(options, admission, clock);
+    Objects.requireNonNull(catalogue, "catalogue");
+    return new ProxyContext(options, admission, clock, catalogue);
   }
 
   /** A view sharing all state with this one that sends upstream through {@code upstream}. */

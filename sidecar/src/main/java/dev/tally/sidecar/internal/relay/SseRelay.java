@@ -5,6 +5,7 @@ import dev.tally.core.call.Delivery;
 import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.Notifications;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.SseEvent;
 import dev.tally.core.mcp.SseParser;
@@ -256,6 +257,9 @@ public final class SseRelay {
     }
     if (standalone) {
       resumes = 0; // a reopened standalone stream that brings events is alive
+    }
+    if (Notifications.isToolListChanged(ctx.json(), e.data())) {
+      ctx.intake().catalogue().listChanged();
     }
     // Look for the answer only while something depends on it: resuming an upstream that gives
     // ids (only those can be resumed), or the error owed to a tapless call. One parse serves both.
