@@ -60,6 +60,10 @@ class SidecarToolCatalogueIT {
   }
 
   private String start(String upstream) throws Exception {
+    return start(SidecarOptions.builder(URI.create(upstream)).port(0).listTools(true).build());
+  }
+
+  private String start(SidecarOptions options) throws Exception {
     store = MemoryExecutionStore.create();
     gate =
         Gate.builder(
@@ -73,8 +77,6 @@ class SidecarToolCatalogueIT {
             .actors(h -> "actor-1")
             .clock(clock)
             .build();
-    SidecarOptions options =
-        SidecarOptions.builder(URI.create(upstream)).port(0).listTools(true).build();
     sidecar =
         Sidecar.start(vertx, options, Admission.of(gate), clock, ToolCatalogue.Keeper.NONE)
             .toCompletionStage()
@@ -146,6 +148,28 @@ class SidecarToolCatalogueIT {
 
       assertThat(upstream.calls("peek")).isEqualTo(2);
       assertThat(recorded("peek")).isEmpty();
+    }
+  }
+
+  @Test
+  void anUpstreamBehindAuthenticationIsListedWithTheConfiguredHeaderOnly() throws Exception {
+    try (CatalogueUpstream upstream = CatalogueUpstream.withAuthorization("Bearer svc-0123")) {
+      upstream.tools("peek:readOnly");
+      String url =
+          start(
+              SidecarOptions.builder(URI.create(upstream.url()))
+                  .port(0)
+                  .listTools(true)
+                  .listToolsHeaders(java.util.Map.of("Authorization", "Bearer svc-0123"))
+                  .build());
+      awaitTrue(() -> upstream.listings() == 1, "the sidecar listed with its own credential");
+      assertThat(upstream.refused()).isZero();
+
+      // A client without a credential is not helped by the sidecar's: its call is refused upstream.
+      RawMcp raw = new RawMcp(url);
+      assertThat(raw.post(RawMcp.call(2, "peek", "{}")).statusCode()).isEqualTo(401);
+      assertThat(upstream.refused()).isOne();
+      assertThat(recorded("peek")).as("peek was known read-only: nothing recorded").isEmpty();
     }
   }
 
