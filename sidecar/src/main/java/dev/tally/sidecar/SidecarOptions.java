@@ -173,7 +173,9 @@ public record SidecarOptions(
         "upstream.cancelGrace",
         upstreamCancelGrace,
         "a duration of 0 or more");
-    listToolsHeaders = Map.copyOf(listToolsHeaders == null ? Map.of() : listToolsHeaders);
+    listToolsHeaders =
+        java.util.Collections.unmodifiableMap(
+            new java.util.LinkedHashMap<>(listToolsHeaders == null ? Map.of() : listToolsHeaders));
   }
 
   /**

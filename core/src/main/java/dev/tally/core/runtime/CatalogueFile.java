@@ -9,6 +9,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -71,12 +73,18 @@ final class CatalogueFile implements ToolCatalogue.Keeper, AutoCloseable {
     Path tmp = file.resolveSibling(NAME + ".tmp");
     try {
       Files.createDirectories(file.getParent());
+      Files.deleteIfExists(tmp);
+      Set<StandardOpenOption> create =
+          Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      // Owner-only like every file beside the store, from the moment it exists.
       try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
+          tmp.getFileSystem().supportedFileAttributeViews().contains("posix")
+              ? FileChannel.open(
+                  tmp,
+                  create,
+                  PosixFilePermissions.asFileAttribute(
+                      PosixFilePermissions.fromString("rw-------")))
+              : FileChannel.open(tmp, create)) {
         ch.write(java.nio.ByteBuffer.wrap(doc));
         ch.force(true);
       }
