@@ -31,6 +31,8 @@ public final class ListingLearner {
   private final ContractRegistry contracts;
   private final ToolParamHeaders params;
   private final Map<String, ToolListing.Tool> known = new LinkedHashMap<>();
+  // The names in known, read on every call without the lock (the hot path of two event loops).
+  private volatile Set<String> names = Set.of();
   private volatile Runnable onChange = () -> {};
   private byte[] last;
 
@@ -46,8 +48,8 @@ public final class ListingLearner {
   }
 
   /** Whether {@code tool} was listed (by the upstream to anyone, or in the kept catalogue). */
-  public synchronized boolean knows(String tool) {
-    return known.containsKey(tool);
+  public boolean knows(String tool) {
+    return names.contains(tool);
   }
 
   /** What is known of every listed tool, in the order first listed. */
@@ -138,6 +140,9 @@ public final class ListingLearner {
             changed = true;
           }
         }
+      }
+      if (changed) {
+        names = Set.copyOf(known.keySet());
       }
     }
     if (changed) {
