@@ -80,7 +80,9 @@ async function bookSlot(request, extra) {
     effects.bookings[key] = 'pending';
     const outcome = await heldOrCancelled(extra.signal);
     if (outcome !== 'released') {
-      effects.bookings[key] = 'aborted';
+      if (effects.bookings[key] !== 'booked') {
+        effects.bookings[key] = 'aborted'; // a re-dispatch under the key may have booked already
+      }
       log(`book_slot ${slot} ${outcome}: nothing booked`);
       return { isError: true, content: [{ type: 'text', text: `not booked: ${outcome}` }] };
     }
