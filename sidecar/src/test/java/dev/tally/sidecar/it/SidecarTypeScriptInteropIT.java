@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.contract.ToolClass;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.gate.Gate;
@@ -249,6 +250,28 @@ class SidecarTypeScriptInteropIT {
     assertThat(effects.path("bookings").path(key).asText()).isEqualTo("booked");
     assertThat(effects.path("bookings").size()).isOne();
     awaitState(key, ExecutionState.DELIVERED);
+  }
+
+  @Test
+  void theSidecarListsATypeScriptServersToolsOnItsOwnSessionBeforeAnyClientDoes() throws Exception {
+    // Issue case 9 against a real SDK server: sessions, SSE answers, annotations as the SDK sends
+    // them. No client connects; the sidecar's own session is all there is.
+    String upstream = startServer();
+    startSidecar(
+        SidecarOptions.builder(URI.create(upstream)).port(0).listTools(true).build(),
+        ContractRegistry.defaults());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!(gated.gate.passesThrough("count_effects")
+            && gated.gate.contracts().resolve("book_slot").toolClass() == ToolClass.KEYED)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20); // polling a condition: the listing at start
+    }
+    assertThat(gated.gate.passesThrough("count_effects")).as("readOnlyHint learned").isTrue();
+    assertThat(gated.gate.contracts().resolve("book_slot").toolClass())
+        .as("idempotentHint learned")
+        .isEqualTo(ToolClass.KEYED);
+    assertThat(gated.gate.contracts().resolve("create_ticket").toolClass())
+        .isEqualTo(ToolClass.IRREVERSIBLE);
   }
 
   private String startServer() throws Exception {
