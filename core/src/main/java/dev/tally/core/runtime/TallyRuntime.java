@@ -79,9 +79,10 @@ public final class TallyRuntime implements AutoCloseable {
   }
 
   /**
-   * Where the tool catalogue is kept across restarts: for a journal store a small file in its
-   * directory ({@code tool-catalogue.json}); other stores keep none (the memory store forgets
-   * everything on restart anyway; PostgreSQL replicas each list the upstream at start).
+   * Where the tool catalogue is kept across restarts: for a journal store this runtime opened, a
+   * small file in its directory ({@code tool-catalogue.json}); other stores keep none (the memory
+   * store forgets everything on restart anyway; PostgreSQL replicas each list the upstream at
+   * start; a store handed to the builder is its owner's).
    */
   public ToolCatalogue.Keeper catalogueKeeper() {
     return catalogue;
@@ -276,8 +277,10 @@ public final class TallyRuntime implements AutoCloseable {
                 .clock(clock)
                 .audit(audit.sink())
                 .build();
+        // Only beside a journal store opened here: a store the caller handed in is not the one
+        // the configuration names, whose directory must then stay untouched.
         ToolCatalogue.Keeper kept =
-            config.store().kind() == StoreConfig.Kind.JOURNAL
+            owns && config.store().kind() == StoreConfig.Kind.JOURNAL
                 ? new CatalogueFile(config.store().journalDir().toAbsolutePath())
                 : ToolCatalogue.Keeper.NONE;
         return new TallyRuntime(s, audit, k, gate, owns, kept);
