@@ -163,7 +163,11 @@ async function resumed(rec) {
   const a = await connect('client-a', rec.fetch);
   report.protocolVersion = a.transport.protocolVersion;
   const tools = await a.client.listTools();
-  assert.deepEqual(tools.tools.map(t => t.name).sort(), ['count_effects', 'create_ticket']);
+  assert.deepEqual(tools.tools.map(t => t.name).sort(), [
+    'book_slot',
+    'count_effects',
+    'create_ticket'
+  ]);
 
   const { call, seen, cutSettled } = cutCall(a, rec, 'resumed');
   if (direct) {

@@ -8,8 +8,13 @@
 //                  waits until the test releases it (POST /control/release) before it returns
 //                  its result; unreleased after HOLD_LIMIT_MS it fails.
 //   count_effects  read-only: the side-effect count.
+//   book_slot      a keyed write (idempotentHint): books its slot once per Idempotency-Key. The
+//                  first receipt of a key waits until released or until its client cancels it
+//                  (notifications/cancelled aborts the request); a cancelled booking does nothing.
+//                  A later receipt of the key books at once, or returns the earlier booking.
 // Control endpoints (not MCP, for the Java test):
-//   GET  /control/effects  {"sideEffects":n,"executionIds":[...],"idempotencyKeys":[...]}
+//   GET  /control/effects  {"sideEffects":n,"executionIds":[...],"idempotencyKeys":[...],
+//                          "bookings":{key: "pending"|"aborted"|"booked"},"slotReceipts":[...]}
 //   POST /control/release  lets the create_ticket calls waiting now finish: {"released":n}
 //   POST /control/notify   sends notifications/tools/list_changed to every session (on its
 //                          standalone GET stream): {"sessions":n}
@@ -29,7 +34,13 @@ import {
 
 const HOLD_LIMIT_MS = Number(process.env.HOLD_LIMIT_MS ?? 15000);
 
-const effects = { sideEffects: 0, executionIds: [], idempotencyKeys: [] };
+const effects = {
+  sideEffects: 0,
+  executionIds: [],
+  idempotencyKeys: [],
+  bookings: {},
+  slotReceipts: []
+};
 const waiting = [];
 
 /** Lets every create_ticket call waiting now finish; later calls wait for the next release. */
@@ -47,6 +58,40 @@ function held() {
   });
 }
 
+/** Resolves 'released', 'cancelled' (the request's signal aborted) or 'expired'. */
+function heldOrCancelled(signal) {
+  return new Promise(resolve => {
+    waiting.push(() => resolve('released'));
+    signal.addEventListener('abort', () => resolve('cancelled'), { once: true });
+    setTimeout(() => resolve('expired'), HOLD_LIMIT_MS).unref();
+  });
+}
+
+async function bookSlot(request, extra) {
+  const slot = request.params.arguments?.slot;
+  const key = extra.requestInfo?.headers?.['idempotency-key'] ?? null;
+  const executionId = request.params._meta?.['dev.tally/executionId'] ?? null;
+  effects.slotReceipts.push({ key, executionId });
+  const booked = { content: [{ type: 'text', text: `booked ${slot}` }] };
+  if (key !== null && effects.bookings[key] === 'booked') {
+    return booked;
+  }
+  if (key === null || !(key in effects.bookings)) {
+    effects.bookings[key] = 'pending';
+    const outcome = await heldOrCancelled(extra.signal);
+    if (outcome !== 'released') {
+      if (effects.bookings[key] !== 'booked') {
+        effects.bookings[key] = 'aborted'; // a re-dispatch under the key may have booked already
+      }
+      log(`book_slot ${slot} ${outcome}: nothing booked`);
+      return { isError: true, content: [{ type: 'text', text: `not booked: ${outcome}` }] };
+    }
+  }
+  effects.bookings[key] = 'booked';
+  log(`book_slot ${slot} booked`);
+  return booked;
+}
+
 const TOOLS = [
   {
     name: 'create_ticket',
@@ -58,6 +103,12 @@ const TOOLS = [
     description: 'How many tickets were created.',
     inputSchema: { type: 'object', properties: {} },
     annotations: { readOnlyHint: true }
+  },
+  {
+    name: 'book_slot',
+    description: 'Books a slot once per Idempotency-Key; cancellable while it waits.',
+    inputSchema: { type: 'object', properties: { slot: { type: 'string' } }, required: ['slot'] },
+    annotations: { idempotentHint: true }
   }
 ];
 
@@ -74,6 +125,9 @@ function newMcpServer() {
         content: [{ type: 'text', text: String(effects.sideEffects) }],
         structuredContent: { sideEffects: effects.sideEffects }
       };
+    }
+    if (name === 'book_slot') {
+      return bookSlot(request, extra);
     }
     if (name !== 'create_ticket') {
       return { isError: true, content: [{ type: 'text', text: `unknown tool ${name}` }] };

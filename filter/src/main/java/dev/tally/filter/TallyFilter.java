@@ -3,6 +3,7 @@ package dev.tally.filter;
 import dev.tally.core.actor.ActorResolver;
 import dev.tally.core.call.Admission;
 import dev.tally.core.call.CallIntake;
+import dev.tally.core.call.ToolCatalogue;
 import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.contract.ContractRegistry;
@@ -21,10 +22,14 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * Tally as a Jakarta Servlet 6 filter: map it to the MCP endpoint and every side-effecting {@code
@@ -53,6 +58,14 @@ public final class TallyFilter implements Filter {
   /** The init-param naming the shared YAML configuration file. */
   public static final String CONFIG_PARAM = "tally.config";
 
+  /**
+   * A servlet context attribute through which an application whose filter is configured by
+   * init-params hands over its tool listing: a {@code Supplier<String>} returning the JSON of its
+   * MCP server's {@code tools/list} result, as {@link Builder#toolListing} takes it. Set it before
+   * the filter is initialized (in a {@code ServletContextListener}).
+   */
+  public static final String TOOL_LISTING_ATTRIBUTE = "dev.tally.toolListing";
+
   private volatile FilterEngine engine;
   private volatile TallyRuntime runtime;
 
@@ -69,18 +82,32 @@ public final class TallyFilter implements Filter {
     return new Builder();
   }
 
+  /**
+   * Configures the filter from its init-params unless it was built by {@link #builder()}, then
+   * starts its tool catalogue: the kept one is restored, and the application's own listing (if it
+   * handed one over) is read, so the tools are known before the first call.
+   */
   @Override
   public void init(FilterConfig config) throws ServletException {
-    if (engine != null) {
-      return;
+    if (engine == null) {
+      try {
+        Builder b = builder().config(load(config));
+        Object listing = config.getServletContext().getAttribute(TOOL_LISTING_ATTRIBUTE);
+        if (listing instanceof Supplier<?> supplier) {
+          b.toolListing(
+              () -> {
+                Object v = supplier.get();
+                return v == null ? null : v.toString();
+              });
+        }
+        TallyFilter built = b.build();
+        this.runtime = built.runtime;
+        this.engine = built.engine;
+      } catch (RuntimeException e) {
+        throw new ServletException("tally filter: " + e.getMessage(), e);
+      }
     }
-    try {
-      TallyFilter built = builder().config(load(config)).build();
-      this.runtime = built.runtime;
-      this.engine = built.engine;
-    } catch (RuntimeException e) {
-      throw new ServletException("tally filter: " + e.getMessage(), e);
-    }
+    engine.intake().catalogue().start();
   }
 
   /**
@@ -157,6 +184,7 @@ public final class TallyFilter implements Filter {
     private ActorResolver actors;
     private Clock clock = Clock.systemUTC();
     private GateOptions gateOptions;
+    private Supplier<String> toolListing;
 
     private Builder() {}
 
@@ -220,6 +248,20 @@ public final class TallyFilter implements Filter {
     }
 
     /**
+     * The application's own tool listing: the JSON of its MCP server's {@code tools/list} result (
+     * <code>{"tools":[…]}</code>), read when the filter is initialized and again for a call of a
+     * tool it does not know (at most every 10 s) — so a read-only tool is known before any client
+     * listed it. With the MCP Java SDK: {@code () -> mapper.writeValueAsString(new
+     * McpSchema.ListToolsResult.builder(server.listTools()).build())}. Without one the filter
+     * learns from clients' {@code tools/list} answers (and from the catalogue kept beside a journal
+     * store).
+     */
+    public Builder toolListing(Supplier<String> listing) {
+      this.toolListing = Objects.requireNonNull(listing, "toolListing");
+      return this;
+    }
+
+    /**
      * A filter ready to use.
      *
      * @throws IllegalArgumentException naming the setting that is wrong
@@ -249,10 +291,34 @@ public final class TallyFilter implements Filter {
       }
       TallyRuntime runtime = b.open();
       WireJson json = WireJson.create(config.limits().maxJsonDepth());
-      CallIntake intake = CallIntake.create(Admission.of(runtime.gate()), json, fs.target());
+      ToolCatalogue.Options catalogue =
+          ToolCatalogue.Options.clientsOnly(fs.target())
+              .withKeeper(runtime.catalogueKeeper())
+              .withClock(clock)
+              .withLister(toolListing == null ? null : lister(toolListing));
+      CallIntake intake =
+          CallIntake.create(Admission.of(runtime.gate()), json, fs.target(), catalogue);
       return new TallyFilter(
           new FilterEngine(intake, json, fs, runtime.gate().options().idempotencyHeader()),
           runtime);
+    }
+
+    private static ToolCatalogue.Lister lister(Supplier<String> listing) {
+      return () -> {
+        String result;
+        try {
+          result = listing.get();
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(
+              new ToolCatalogue.ListingFailed(
+                  "the application's tool listing failed (" + e.getClass().getSimpleName() + ")"));
+        }
+        if (result == null) {
+          return CompletableFuture.failedFuture(
+              new ToolCatalogue.ListingFailed("the application's tool listing returned nothing"));
+        }
+        return CompletableFuture.completedFuture(List.of(result.getBytes(StandardCharsets.UTF_8)));
+      };
     }
 
     private static void log(String line) {

@@ -60,6 +60,52 @@ class FilterServletModesIT {
     assertThat(app.servlet.writes.get()).isEqualTo(1);
   }
 
+  /**
+   * Issue "The promise holds under real failures", case 6, in the filter: the application handles
+   * the client's {@code notifications/cancelled} itself and ends the call's stream without an
+   * answer; the execution is {@code outcome_unknown} at once, and the retry is told so instead of
+   * {@code IDEMPOTENCY_IN_PROGRESS}.
+   */
+  @ParameterizedTest(name = "async={0}")
+  @ValueSource(booleans = {false, true})
+  void aCallTheAppEndsWithoutAnAnswerAfterItsCancellationSettlesAtOnce(boolean async)
+      throws Exception {
+    app = new MiniApp(async, FilterSettings.defaults());
+    RawMcp raw = new RawMcp(app.endpoint);
+    String message = "cancel-" + UUID.randomUUID();
+    ObjectNode call = RawMcp.toolCall("abortable", message);
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> first =
+        raw.http.sendAsync(
+            java.net.http.HttpRequest.newBuilder(app.endpoint)
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(call.toString()))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    for (int i = 0; i < 1000 && app.servlet.executionIds.isEmpty(); i++) {
+      Thread.sleep(10); // polling a condition: the servlet has the call
+    }
+    Execution dispatched = awaitState("abortable", ExecutionState.DISPATCHED);
+    assertThat(app.servlet.executionIds).containsExactly(dispatched.id().value());
+
+    HttpResponse<String> cancel =
+        raw.post(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+                + call.get("id")
+                + ",\"reason\":\"client timeout\"}}",
+            Map.of());
+    assertThat(cancel.statusCode()).isEqualTo(202);
+    assertThat(first.get(10, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    awaitState("abortable", ExecutionState.OUTCOME_UNKNOWN);
+
+    JsonNode retry =
+        RawMcp.responseOf(raw.post(RawMcp.toolCall("abortable", message).toString(), Map.of()));
+    assertThat(retry.at("/result/structuredContent/tally/code").asText())
+        .isEqualTo("OUTCOME_UNKNOWN");
+    assertThat(app.servlet.executionIds).hasSize(1);
+  }
+
   @ParameterizedTest(name = "async={0}")
   @ValueSource(booleans = {false, true})
   void replayIsJsonWhenTheClientDoesNotNameTheEventStream(boolean async) throws Exception {

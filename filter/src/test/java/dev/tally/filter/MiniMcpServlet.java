@@ -10,15 +10,24 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A hand-written, stateless JSON-RPC servlet that answers with {@code application/json}, either
  * synchronously or from another thread after {@code startAsync()}. Tools: {@code write} (counts
- * side effects), {@code confirm_delete} (MRTR: asks for input first), {@code echo} (read-only).
+ * side effects), {@code confirm_delete} (MRTR: asks for input first), {@code echo} (read-only),
+ * {@code abortable} (waits until a {@code notifications/cancelled} names its request, then ends its
+ * {@code text/event-stream} answer without a JSON-RPC response, as an SDK server does for a request
+ * its client cancelled).
  */
 final class MiniMcpServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -30,6 +39,10 @@ final class MiniMcpServlet extends HttpServlet {
   final transient ConcurrentLinkedQueue<String> rawBodies = new ConcurrentLinkedQueue<>();
   private final boolean async;
   private final transient ExecutorService pool = Executors.newFixedThreadPool(2);
+
+  /** {@code abortable} calls waiting for their cancellation, by JSON-RPC id (as text). */
+  private final transient Map<String, CompletableFuture<Void>> abortable =
+      new ConcurrentHashMap<>();
 
   MiniMcpServlet(boolean async) {
     this.async = async;
@@ -47,6 +60,16 @@ final class MiniMcpServlet extends HttpServlet {
     String raw = req.getReader().lines().reduce("", (a, b) -> a + b);
     rawBodies.add(raw);
     JsonNode msg = JSON.readTree(raw);
+    if ("notifications/cancelled".equals(msg.path("method").asText())) {
+      String id = msg.path("params").path("requestId").asText();
+      abortable.computeIfAbsent(id, k -> new CompletableFuture<>()).complete(null);
+      res.setStatus(202);
+      return;
+    }
+    if ("abortable".equals(msg.path("params").path("name").asText())) {
+      abort(msg, req, res);
+      return;
+    }
     if (!async) {
       answer(msg, res);
       return;
@@ -62,6 +85,41 @@ final class MiniMcpServlet extends HttpServlet {
             ac.complete();
           }
         });
+  }
+
+  /** Holds the call until its cancellation, then ends the stream with no answer for it. */
+  private void abort(JsonNode msg, HttpServletRequest req, HttpServletResponse res)
+      throws IOException {
+    executionIds.add(msg.path("params").path("_meta").path("dev.tally/executionId").asText(""));
+    CompletableFuture<Void> cancelled =
+        abortable.computeIfAbsent(msg.path("id").asText(), k -> new CompletableFuture<>());
+    if (!async) {
+      try {
+        cancelled.get(20, TimeUnit.SECONDS);
+      } catch (InterruptedException | ExecutionException | TimeoutException e) {
+        throw new IOException("abortable: never cancelled", e);
+      }
+      endWithoutAnswer(res);
+      return;
+    }
+    AsyncContext ac = req.startAsync();
+    ac.setTimeout(30_000);
+    cancelled.thenRun(
+        () -> {
+          try {
+            endWithoutAnswer((HttpServletResponse) ac.getResponse());
+          } catch (IOException e) {
+            // the client is gone
+          } finally {
+            ac.complete();
+          }
+        });
+  }
+
+  private static void endWithoutAnswer(HttpServletResponse res) throws IOException {
+    res.setStatus(200);
+    res.setContentType("text/event-stream");
+    res.getOutputStream().flush();
   }
 
   private void answer(JsonNode msg, HttpServletResponse res) throws IOException {

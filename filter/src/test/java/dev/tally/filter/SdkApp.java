@@ -1,5 +1,6 @@
 package dev.tally.filter;
 
+import dev.tally.core.config.TallyConfig;
 import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.store.ExecutionQuery;
@@ -27,6 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -59,10 +61,19 @@ final class SdkApp {
   private final URI endpoint;
 
   private SdkApp(ExecutionStore store, TallyFilter filter) throws Exception {
-    this(store, filter, ctx -> {});
+    this(store, filter, ctx -> {}, new AtomicReference<>());
   }
 
   private SdkApp(ExecutionStore store, TallyFilter filter, Consumer<ServletContextHandler> setup)
+      throws Exception {
+    this(store, filter, setup, new AtomicReference<>());
+  }
+
+  private SdkApp(
+      ExecutionStore store,
+      TallyFilter filter,
+      Consumer<ServletContextHandler> setup,
+      AtomicReference<McpSyncServer> server)
       throws Exception {
     this.store = store;
     this.filter = filter;
@@ -128,12 +139,13 @@ final class SdkApp {
                                 .build())
                     .build())
             .build();
+    server.set(mcp);
 
-    server = new Server();
-    ServerConnector connector = new ServerConnector(server);
+    this.server = new Server();
+    ServerConnector connector = new ServerConnector(this.server);
     connector.setHost("127.0.0.1");
     connector.setPort(0);
-    server.addConnector(connector);
+    this.server.addConnector(connector);
     ServletContextHandler ctx = new ServletContextHandler();
     ctx.setContextPath("/");
     ServletHolder holder = new ServletHolder(transport);
@@ -148,8 +160,8 @@ final class SdkApp {
     FilterHolder counting = new FilterHolder(countingFilter());
     counting.setAsyncSupported(true);
     ctx.addFilter(counting, "/mcp", EnumSet.of(DispatcherType.REQUEST));
-    server.setHandler(ctx);
-    server.start();
+    this.server.setHandler(ctx);
+    this.server.start();
     endpoint = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/mcp");
   }
 
@@ -168,6 +180,36 @@ final class SdkApp {
   static SdkApp withFilter(ExecutionStore store, FilterSettings settings) throws Exception {
     TallyFilter filter = TallyFilter.builder().settings(settings).store(store).keys(keys()).build();
     return new SdkApp(store, filter);
+  }
+
+  /**
+   * The app with a Tally filter configured by {@code config} that reads the app's tool listing from
+   * its MCP Java SDK server ({@link TallyFilter.Builder#toolListing}) when it starts.
+   */
+  static SdkApp withListingFilter(ExecutionStore store, TallyConfig config) throws Exception {
+    AtomicReference<McpSyncServer> mcp = new AtomicReference<>();
+    TallyFilter filter =
+        TallyFilter.builder()
+            .config(config)
+            .store(store)
+            .keys(keys())
+            .toolListing(
+                () -> {
+                  try {
+                    return McpJsonDefaults.getMapper()
+                        .writeValueAsString(
+                            McpSchema.ListToolsResult.builder(mcp.get().listTools()).build());
+                  } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                })
+            .build();
+    return new SdkApp(store, filter, ctx -> {}, mcp);
+  }
+
+  /** The app with a Tally filter configured by {@code config} (its own store), no listing hook. */
+  static SdkApp withConfiguredFilter(TallyConfig config) throws Exception {
+    return new SdkApp(null, TallyFilter.builder().config(config).keys(keys()).build());
   }
 
   /**

@@ -1,9 +1,11 @@
 package dev.tally.sidecar;
 
 import dev.tally.core.call.Admission;
+import dev.tally.core.call.ToolCatalogue;
 import dev.tally.core.gate.Gate;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.proxy.McpListener;
+import dev.tally.sidecar.internal.upstream.ToolLister;
 import dev.tally.sidecar.internal.upstream.Upstream;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -32,6 +34,7 @@ public final class Sidecar {
   private final List<McpListener> listeners;
   private final ProxyContext proxy;
   private final long sweepTimer;
+  private final ToolLister lister;
   private Future<Void> closed;
 
   private Sidecar(
@@ -39,18 +42,29 @@ public final class Sidecar {
       String deployment,
       List<McpListener> listeners,
       ProxyContext proxy,
-      long sweepTimer) {
+      long sweepTimer,
+      ToolLister lister) {
     this.vertx = vertx;
     this.deployment = deployment;
     this.listeners = listeners;
     this.proxy = proxy;
     this.sweepTimer = sweepTimer;
+    this.lister = lister;
   }
 
   /** Starts a sidecar on {@code vertx}; the future completes once it is listening. */
   public static Future<Sidecar> start(Vertx vertx, SidecarOptions options, Gate gate) {
+    return start(vertx, options, gate, ToolCatalogue.Keeper.NONE);
+  }
+
+  /**
+   * As {@link #start(Vertx, SidecarOptions, Gate)}, keeping the tool catalogue in {@code keeper}
+   * (the store's, {@link dev.tally.core.runtime.TallyRuntime#catalogueKeeper()}).
+   */
+  public static Future<Sidecar> start(
+      Vertx vertx, SidecarOptions options, Gate gate, ToolCatalogue.Keeper keeper) {
     Objects.requireNonNull(gate, "gate");
-    return start(vertx, options, Admission.of(gate), Clock.systemUTC());
+    return start(vertx, options, Admission.of(gate), Clock.systemUTC(), keeper);
   }
 
   /**
@@ -64,10 +78,35 @@ public final class Sidecar {
    */
   public static Future<Sidecar> start(
       Vertx vertx, SidecarOptions options, Admission admission, InstantSource clock) {
+    return start(vertx, options, admission, clock, ToolCatalogue.Keeper.NONE);
+  }
+
+  /**
+   * As {@link #start(Vertx, SidecarOptions, Admission, InstantSource)}, keeping the tool catalogue
+   * in {@code keeper}. With {@link SidecarOptions#listTools()} the sidecar lists the upstream's
+   * tools itself ({@link ToolLister}); the kept catalogue is restored before the listener opens.
+   */
+  public static Future<Sidecar> start(
+      Vertx vertx,
+      SidecarOptions options,
+      Admission admission,
+      InstantSource clock,
+      ToolCatalogue.Keeper keeper) {
     Objects.requireNonNull(vertx, "vertx");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(admission, "admission");
-    ProxyContext proxy = ProxyContext.create(options, admission, clock);
+    Objects.requireNonNull(keeper, "keeper");
+    ToolLister lister = options.listTools() ? ToolLister.create(vertx, options) : null;
+    ProxyContext proxy =
+        ProxyContext.create(
+            options,
+            admission,
+            clock,
+            ToolCatalogue.Options.clientsOnly(options.upstreamTarget())
+                .withLister(lister)
+                .withKeeper(keeper)
+                .withClock(clock));
+    proxy.intake().catalogue().start();
     int instances = options.effectiveEventLoops();
     int perLoop = Math.max(1, (options.upstreamMaxConnections() + instances - 1) / instances);
     int port =
@@ -91,7 +130,7 @@ public final class Sidecar {
         .map(
             id -> {
               long timer = vertx.setPeriodic(sweepEvery, t -> proxy.streams().sweep());
-              return new Sidecar(vertx, id, List.copyOf(listeners), proxy, timer);
+              return new Sidecar(vertx, id, List.copyOf(listeners), proxy, timer, lister);
             });
   }
 
@@ -152,6 +191,9 @@ public final class Sidecar {
     synchronized (this) {
       if (closed == null) {
         vertx.cancelTimer(sweepTimer);
+        if (lister != null) {
+          lister.close();
+        }
         closed = vertx.undeploy(deployment);
       }
       return closed;

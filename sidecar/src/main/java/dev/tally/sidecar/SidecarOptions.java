@@ -7,6 +7,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -56,6 +57,17 @@ import java.util.Objects;
  *     default false); used by {@link #vertxOptions()}
  * @param maxBatchSize most elements a JSON-RPC batch (protocol 2025-03-26) may hold, else the batch
  *     is refused ({@code sidecar.maxBatchSize}, default {@value #DEFAULT_MAX_BATCH_SIZE})
+ * @param upstreamCancelGrace how long a dispatched call its client cancelled ({@code
+ *     notifications/cancelled}) may still bring its answer before it is recorded {@code
+ *     outcome_unknown} ({@code upstream.cancelGrace}, default {@link
+ *     #DEFAULT_UPSTREAM_CANCEL_GRACE})
+ * @param listTools whether the sidecar lists the upstream's tools itself, on its own MCP session,
+ *     at start, for an unknown tool name and on {@code notifications/tools/list_changed} ({@code
+ *     upstream.listTools}; {@code tally serve} default true, this builder's default false so that
+ *     an embedded sidecar sends nothing it was not asked to)
+ * @param listToolsHeaders headers the sidecar's own listing session sends (a service credential
+ *     from {@code upstream.listToolsHeaderFile}; default none). Never shown: {@link #toString()}
+ *     omits them
  */
 public record SidecarOptions(
     String host,
@@ -77,7 +89,10 @@ public record SidecarOptions(
     boolean primingEvents,
     int eventLoops,
     boolean nativeTransport,
-    int maxBatchSize) {
+    int maxBatchSize,
+    Duration upstreamCancelGrace,
+    boolean listTools,
+    Map<String, String> listToolsHeaders) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 8080;
@@ -96,6 +111,7 @@ public record SidecarOptions(
   public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofMinutes(5);
   public static final int DEFAULT_MAX_BATCH_SIZE = 64;
   public static final int MAX_BATCH_SIZE_LIMIT = 1024;
+  public static final Duration DEFAULT_UPSTREAM_CANCEL_GRACE = Duration.ofSeconds(5);
 
   public SidecarOptions {
     require(host != null && !host.isBlank(), "sidecar.host", host, "a host name or address");
@@ -152,6 +168,14 @@ public record SidecarOptions(
         "sidecar.maxBatchSize",
         maxBatchSize,
         "an integer from 1 to " + MAX_BATCH_SIZE_LIMIT);
+    require(
+        upstreamCancelGrace != null && !upstreamCancelGrace.isNegative(),
+        "upstream.cancelGrace",
+        upstreamCancelGrace,
+        "a duration of 0 or more");
+    listToolsHeaders =
+        java.util.Collections.unmodifiableMap(
+            new java.util.LinkedHashMap<>(listToolsHeaders == null ? Map.of() : listToolsHeaders));
   }
 
   /**
@@ -199,6 +223,9 @@ public record SidecarOptions(
     b.eventLoops = eventLoops;
     b.nativeTransport = nativeTransport;
     b.maxBatchSize = maxBatchSize;
+    b.upstreamCancelGrace = upstreamCancelGrace;
+    b.listTools = listTools;
+    b.listToolsHeaders = listToolsHeaders;
     return b;
   }
 
@@ -269,6 +296,9 @@ public record SidecarOptions(
     private int eventLoops;
     private boolean nativeTransport;
     private int maxBatchSize = DEFAULT_MAX_BATCH_SIZE;
+    private Duration upstreamCancelGrace = DEFAULT_UPSTREAM_CANCEL_GRACE;
+    private boolean listTools;
+    private Map<String, String> listToolsHeaders = Map.of();
 
     private Builder(URI upstream) {
       this.upstream = upstream;
@@ -369,6 +399,22 @@ public record SidecarOptions(
       return this;
     }
 
+    public Builder upstreamCancelGrace(Duration v) {
+      upstreamCancelGrace = v;
+      return this;
+    }
+
+    public Builder listTools(boolean v) {
+      listTools = v;
+      return this;
+    }
+
+    /** Headers of the sidecar's own listing session (names and values as sent). */
+    public Builder listToolsHeaders(Map<String, String> v) {
+      listToolsHeaders = v;
+      return this;
+    }
+
     public SidecarOptions build() {
       return new SidecarOptions(
           host,
@@ -390,7 +436,10 @@ public record SidecarOptions(
           primingEvents,
           eventLoops,
           nativeTransport,
-          maxBatchSize);
+          maxBatchSize,
+          upstreamCancelGrace,
+          listTools,
+          listToolsHeaders);
     }
   }
 }

@@ -146,7 +146,18 @@ public final class AuditTrail implements AutoCloseable {
   @Override
   public void close() {
     if (journals != null) {
-      flusher.shutdownNow();
+      // Let a flush in progress finish: interrupting its fsync (shutdownNow) closes the channel
+      // (ClosedByInterruptException) and the journal refuses every later entry, the last
+      // checkpoint included.
+      flusher.shutdown();
+      try {
+        if (!flusher.awaitTermination(5, TimeUnit.SECONDS)) {
+          flusher.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        flusher.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
       journals.close();
     }
   }

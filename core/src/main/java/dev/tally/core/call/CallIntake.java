@@ -29,7 +29,7 @@ import java.util.concurrent.CompletionStage;
  * scan); every other call is read by {@link ToolCallReader}, its headers checked against the
  * arguments, decided by the gate, and the decision walked into a {@link CallReply} ({@link
  * DecisionWalk}). Nothing here blocks; a store failure becomes {@code STORE_UNAVAILABLE} with
- * nothing sent.
+ * nothing sent. The tools' contracts come from configuration and the {@link ToolCatalogue}.
  */
 public final class CallIntake {
   static final TallyError NOT_ADMITTED =
@@ -43,27 +43,41 @@ public final class CallIntake {
   private final ToolCallReader reader;
   private final ToolParamHeaders params;
   private final ListingLearner listings;
+  private final ToolCatalogue catalogue;
   private final String target;
   private final DecisionWalk walk;
 
-  private CallIntake(Admission admission, WireJson json, String target) {
+  private CallIntake(
+      Admission admission, WireJson json, String target, ToolCatalogue.Options catalogue) {
     this.admission = admission;
     this.reader = ToolCallReader.create(json);
     this.params = ToolParamHeaders.create();
     this.listings = new ListingLearner(json, admission.contracts(), params);
+    this.catalogue = new ToolCatalogue(listings, admission.contracts(), json, catalogue);
     this.target = target;
     this.walk = new DecisionWalk(admission);
   }
 
   /**
    * An intake deciding through {@code admission}, reading with {@code json}'s limits, recording
-   * {@code target} (the upstream's identity) in every action record.
+   * {@code target} (the upstream's identity) in every action record; it learns tools from clients'
+   * {@code tools/list} answers only.
    */
   public static CallIntake create(Admission admission, WireJson json, String target) {
+    return create(admission, json, target, ToolCatalogue.Options.clientsOnly(target));
+  }
+
+  /**
+   * As {@link #create(Admission, WireJson, String)}, with a {@link ToolCatalogue} that lists and
+   * keeps as {@code catalogue} says (start it with {@code catalogue().start()}).
+   */
+  public static CallIntake create(
+      Admission admission, WireJson json, String target, ToolCatalogue.Options catalogue) {
     Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(json, "json");
     Objects.requireNonNull(target, "target");
-    return new CallIntake(admission, json, target);
+    Objects.requireNonNull(catalogue, "catalogue");
+    return new CallIntake(admission, json, target, catalogue);
   }
 
   public Admission admission() {
@@ -73,6 +87,11 @@ public final class CallIntake {
   /** What this intake learns from {@code tools/list} answers. */
   public ListingLearner listings() {
     return listings;
+  }
+
+  /** The tool catalogue the intake decides with. */
+  public ToolCatalogue catalogue() {
+    return catalogue;
   }
 
   /**
@@ -86,9 +105,20 @@ public final class CallIntake {
 
   /**
    * Decides the {@code tools/call} message in {@code len} bytes of {@code b} from {@code off},
-   * which the classifier found to be {@code scan}. The stage never fails.
+   * which the classifier found to be {@code scan}. The stage never fails. A call of a tool neither
+   * configured nor known first waits (bounded) for the catalogue to list ({@link
+   * ToolCatalogue#awaitKnown}); {@code b} must stay unchanged until the stage completes.
    */
   public CompletionStage<CallReply> admit(
+      BodyScan scan, byte[] b, int off, int len, Headers headers) {
+    CompletionStage<Void> known = scan.wellFormedCall() ? catalogue.awaitKnown(scan.name()) : null;
+    if (known != null) {
+      return known.thenCompose(v -> decide(scan, b, off, len, headers));
+    }
+    return decide(scan, b, off, len, headers);
+  }
+
+  private CompletionStage<CallReply> decide(
       BodyScan scan, byte[] b, int off, int len, Headers headers) {
     if (scan.wellFormedCall()
         && admission.passesThrough(scan.name())

@@ -38,6 +38,16 @@ public final class DispatchRecorder {
           "no answer from the upstream within upstream.timeout; its outcome is unknown. A retry"
               + " with the same arguments reports the recorded outcome.");
 
+  /**
+   * What the client (if it still listens) learns when it cancelled the call and no answer came: the
+   * upstream may or may not have acted on it.
+   */
+  public static final TallyError CANCELLED =
+      TallyError.of(
+          TallyError.Code.UPSTREAM_UNAVAILABLE,
+          "the call was cancelled by its client before the upstream answered; its outcome is"
+              + " unknown. A retry with the same arguments reports the recorded outcome.");
+
   /** What the client learns when the upstream could not be reached: nothing was sent. */
   public static final TallyError UNREACHABLE =
       TallyError.of(
@@ -160,6 +170,23 @@ public final class DispatchRecorder {
     }
     inFlight.unknown("no answer within upstream.timeout");
     return TIMED_OUT;
+  }
+
+  /**
+   * The call's own client cancelled it ({@code notifications/cancelled} naming its request, or a
+   * 2026-07-28 client closing the stream of a tool whose contract cancels on disconnect) and no
+   * answer is awaited any longer: records {@code outcome_unknown} now, so that a retry gets the
+   * contract's unknown-outcome policy ({@code keyed}: the same execution id again) instead of
+   * {@code IDEMPOTENCY_IN_PROGRESS} until {@code upstream.timeout}. An answer seen before this call
+   * was recorded and stands. Returns what the client is told, or {@code null} when the call was
+   * settled already.
+   */
+  public TallyError cancelled() {
+    if (!settled.compareAndSet(false, true)) {
+      return null;
+    }
+    inFlight.unknown("cancelled by its client before an answer");
+    return CANCELLED;
   }
 
   /** No connection to the upstream could be had: nothing was sent. */

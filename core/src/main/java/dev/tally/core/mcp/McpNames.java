@@ -15,6 +15,10 @@ public final class McpNames {
     public static final String INITIALIZE = "initialize";
     public static final String PROMPTS_GET = "prompts/get";
     public static final String RESOURCES_READ = "resources/read";
+    public static final String NOTIFICATIONS_INITIALIZED = "notifications/initialized";
+    public static final String CANCELLED = "notifications/cancelled";
+    public static final String TOOLS_LIST_CHANGED = "notifications/tools/list_changed";
+    public static final String SERVER_DISCOVER = "server/discover";
 
     private Methods() {}
   }

@@ -4,6 +4,7 @@ import dev.tally.core.actor.ActorResolver;
 import dev.tally.core.actor.ActorResolvers;
 import dev.tally.core.audit.AuditFiles;
 import dev.tally.core.audit.AuditTrail;
+import dev.tally.core.call.ToolCatalogue;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.config.ConfigException;
 import dev.tally.core.config.KeySource;
@@ -39,14 +40,21 @@ public final class TallyRuntime implements AutoCloseable {
   private final KeyRing keys;
   private final Gate gate;
   private final boolean ownsStore;
+  private final ToolCatalogue.Keeper catalogue;
 
   private TallyRuntime(
-      ExecutionStore store, AuditTrail audit, KeyRing keys, Gate gate, boolean ownsStore) {
+      ExecutionStore store,
+      AuditTrail audit,
+      KeyRing keys,
+      Gate gate,
+      boolean ownsStore,
+      ToolCatalogue.Keeper catalogue) {
     this.store = store;
     this.audit = audit;
     this.keys = keys;
     this.gate = gate;
     this.ownsStore = ownsStore;
+    this.catalogue = catalogue;
   }
 
   /** A builder for the runtime of {@code config}. */
@@ -71,6 +79,16 @@ public final class TallyRuntime implements AutoCloseable {
   }
 
   /**
+   * Where the tool catalogue is kept across restarts: for a journal store this runtime opened, a
+   * small file in its directory ({@code tool-catalogue.json}); other stores keep none (the memory
+   * store forgets everything on restart anyway; PostgreSQL replicas each list the upstream at
+   * start; a store handed to the builder is its owner's).
+   */
+  public ToolCatalogue.Keeper catalogueKeeper() {
+    return catalogue;
+  }
+
+  /**
    * Why this runtime cannot take side-effecting calls now, or {@code null} when it can: {@code
    * "store not writable"} (closed, full, or failed) or {@code "audit journal cannot write (…)"}.
    */
@@ -85,6 +103,9 @@ public final class TallyRuntime implements AutoCloseable {
   /** Stops the gate's heartbeats, closes the store (if opened here), then the audit journals. */
   @Override
   public void close() {
+    if (catalogue instanceof CatalogueFile f) {
+      f.close();
+    }
     gate.close();
     if (ownsStore) {
       store.close();
@@ -256,7 +277,13 @@ public final class TallyRuntime implements AutoCloseable {
                 .clock(clock)
                 .audit(audit.sink())
                 .build();
-        return new TallyRuntime(s, audit, k, gate, owns);
+        // Only beside a journal store opened here: a store the caller handed in is not the one
+        // the configuration names, whose directory must then stay untouched.
+        ToolCatalogue.Keeper kept =
+            owns && config.store().kind() == StoreConfig.Kind.JOURNAL
+                ? new CatalogueFile(config.store().journalDir().toAbsolutePath())
+                : ToolCatalogue.Keeper.NONE;
+        return new TallyRuntime(s, audit, k, gate, owns, kept);
       } catch (RuntimeException | Error e) {
         if (owns) {
           s.close();

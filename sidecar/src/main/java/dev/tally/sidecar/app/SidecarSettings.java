@@ -28,7 +28,15 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
   public static final String ADMIN_TOKEN_ENV = "TALLY_ADMIN_TOKEN";
 
   static final List<String> UPSTREAM_KEYS =
-      List.of("url", "timeout", "connectTimeout", "maxConnections", "maxResponseBytes");
+      List.of(
+          "url",
+          "timeout",
+          "connectTimeout",
+          "maxConnections",
+          "maxResponseBytes",
+          "cancelGrace",
+          "listTools",
+          "listToolsHeaderFile");
   static final List<String> SIDECAR_KEYS =
       List.of(
           "listen",
@@ -178,6 +186,18 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
                   1024L,
                   (long) Integer.MAX_VALUE)
               .intValue());
+      b.upstreamCancelGrace(
+          up.duration(
+              "cancelGrace",
+              SidecarOptions.DEFAULT_UPSTREAM_CANCEL_GRACE,
+              Duration.ZERO,
+              Duration.ofHours(1)));
+      Boolean listTools = up.bool("listTools", null);
+      b.listTools(listTools == null || listTools);
+      String headerFile = up.string("listToolsHeaderFile", null);
+      if (headerFile != null) {
+        b.listToolsHeaders(ListingHeaders.read(up, "listToolsHeaderFile", Path.of(headerFile)));
+      }
       b.streamMaxEvents(
           st.integer("maxEvents", SidecarOptions.DEFAULT_STREAM_MAX_EVENTS, 1, 1_000_000));
       b.streamMaxBytes(

@@ -81,7 +81,7 @@ public final class TallyServer {
       }
       UpstreamProbe probe = new UpstreamProbe(vertx, settings.sidecar().upstream());
       Sidecar sidecar =
-          Sidecar.start(vertx, settings.sidecar(), runtime.gate())
+          Sidecar.start(vertx, settings.sidecar(), runtime.gate(), runtime.catalogueKeeper())
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);

@@ -160,6 +160,70 @@ class SidecarSettingsTest {
   }
 
   @Test
+  void cancellationAndListingKeysHaveTheirDefaultsAndReachTheOptions(@TempDir Path dir)
+      throws Exception {
+    SidecarSettings defaults =
+        settings("upstream:\n  url: http://127.0.0.1:3000/mcp\n", ConfigOverrides.none());
+    assertThat(defaults.sidecar().upstreamCancelGrace()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(defaults.sidecar().listTools()).as("tally serve lists by default").isTrue();
+    assertThat(defaults.sidecar().listToolsHeaders()).isEmpty();
+
+    Path headers = dir.resolve("listing.headers");
+    Files.writeString(
+        headers, "# a service credential\n\nAuthorization: Bearer svc-token-value\nX-Tenant: t1\n");
+    SidecarSettings s =
+        settings(
+            "upstream:\n  url: http://127.0.0.1:3000/mcp\n  cancelGrace: 0s\n  listTools: false\n"
+                + "  listToolsHeaderFile: "
+                + headers
+                + "\n",
+            ConfigOverrides.none());
+    assertThat(s.sidecar().upstreamCancelGrace()).isZero();
+    assertThat(s.sidecar().listTools()).isFalse();
+    assertThat(s.sidecar().listToolsHeaders())
+        .containsExactly(
+            Map.entry("Authorization", "Bearer svc-token-value"), Map.entry("X-Tenant", "t1"));
+    assertThat(s.sidecar().toString()).doesNotContain("svc-token-value");
+  }
+
+  @Test
+  void aBadListingHeaderFileIsNamedByFileAndLineWithoutEchoingAValue(@TempDir Path dir)
+      throws Exception {
+    Path headers = dir.resolve("listing.headers");
+    Files.writeString(
+        headers,
+        "Authorization: Bearer secret-value-1\nno colon secret-value-2\nMcp-Session-Id: s\n"
+            + "X-Empty:\n");
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\n  listToolsHeaderFile: "
+                        + headers
+                        + "\n  cancelGrace: -1s\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e -> {
+              String all = String.join("\n", ((ConfigException) e).problems());
+              assertThat(all)
+                  .contains("upstream.listToolsHeaderFile: " + headers + ", line 2: no header name")
+                  .contains("line 3: header Mcp-Session-Id is set by the sidecar")
+                  .contains("line 4: the value of X-Empty is empty")
+                  .contains("upstream.cancelGrace")
+                  .doesNotContain("secret-value");
+            });
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\n  listToolsHeaderFile: "
+                        + dir.resolve("missing")
+                        + "\n",
+                    ConfigOverrides.none()))
+        .hasMessageContaining("upstream.listToolsHeaderFile")
+        .hasMessageContaining("cannot be read");
+  }
+
+  @Test
   void maxBatchSizeDefaultsTo64AndIsValidatedByKey() {
     String url = "upstream:\n  url: http://127.0.0.1:3000/mcp\n";
     assertThat(settings(url, ConfigOverrides.none()).sidecar().maxBatchSize()).isEqualTo(64);

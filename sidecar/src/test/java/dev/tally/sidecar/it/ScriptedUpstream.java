@@ -4,6 +4,7 @@ import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import java.net.URI;
@@ -21,9 +22,17 @@ final class ScriptedUpstream {
 
   /** Starts the script; returns its MCP endpoint URL. */
   static URI start(Vertx vertx, Handler<HttpServerRequest> script) throws Exception {
+    return start(vertx, script, c -> {});
+  }
+
+  /** As {@link #start(Vertx, Handler)}, telling {@code connections} of every connection. */
+  static URI start(
+      Vertx vertx, Handler<HttpServerRequest> script, Handler<HttpConnection> connections)
+      throws Exception {
     HttpServer server =
         vertx
             .createHttpServer()
+            .connectionHandler(connections)
             .requestHandler(script)
             .listen(0, "127.0.0.1")
             .toCompletionStage()

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tally.core.config.ConfigOverrides;
+import dev.tally.core.config.TallyConfig;
 import dev.tally.core.contract.ContractRegistry;
+import dev.tally.core.contract.ToolClass;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.gate.Gate;
@@ -196,6 +199,81 @@ class SidecarTypeScriptInteropIT {
     assertThat(report.path("notified").asBoolean()).isTrue();
   }
 
+  @Test
+  void aCallItsClientCancelledSettlesAtOnceAndItsRetryGetsTheUnknownOutcomePolicy()
+      throws Exception {
+    // Issue "The promise holds under real failures", case 6. The SDK client's own request timeout
+    // (1.5 s) sends notifications/cancelled; the retry that follows at once must not be told
+    // IDEMPOTENCY_IN_PROGRESS (the attach wait is 15 s here) nor wait for upstream.timeout (60 s).
+    String upstream = startServer();
+    SidecarOptions options =
+        SidecarOptions.builder(URI.create(upstream))
+            .port(0)
+            .upstreamTimeout(Duration.ofSeconds(60))
+            .upstreamCancelGrace(Duration.ofSeconds(2))
+            .build();
+    String url =
+        startSidecar(
+            options,
+            TallyConfig.parse(
+                    "tools:\n  default: {attachWait: 15s}\n  book_slot: {class: keyed}\n",
+                    "test",
+                    ConfigOverrides.none())
+                .tools()
+                .newRegistry());
+
+    NodeProject.Child client = node.start("cancel.mjs", url);
+    JsonNode report = report(client);
+    assertThat(client.awaitExit(Duration.ofSeconds(10)))
+        .as("cancel.mjs exit code; report %s; stderr:%n%s", report, client.stderr())
+        .isZero();
+    assertThat(report.path("ok").asBoolean()).isTrue();
+
+    // (a) irreversible: recorded outcome_unknown once its client cancelled; sent upstream once.
+    JsonNode irreversible = report.path("irreversible");
+    assertThat(irreversible.path("retryTally").path("code").asText()).isEqualTo("OUTCOME_UNKNOWN");
+    assertThat(irreversible.path("retryMs").asLong())
+        .as("the retry waited for the cancellation's grace, not the timeout")
+        .isLessThan(15_000);
+    JsonNode effects = effects(upstream);
+    assertThat(effects.path("sideEffects").asInt()).isOne();
+    String ticket = effects.path("executionIds").path(0).asText();
+    awaitState(ticket, ExecutionState.OUTCOME_UNKNOWN);
+
+    // (b) keyed: the server aborted and booked nothing; the retry re-dispatched the same key.
+    JsonNode receipts = effects.path("slotReceipts");
+    assertThat(receipts.size()).isEqualTo(2);
+    String key = receipts.path(0).path("key").asText();
+    assertThat(key).startsWith("act_");
+    assertThat(receipts.path(1).path("key").asText()).isEqualTo(key);
+    assertThat(receipts.path(1).path("executionId").asText()).isEqualTo(key);
+    assertThat(effects.path("bookings").path(key).asText()).isEqualTo("booked");
+    assertThat(effects.path("bookings").size()).isOne();
+    awaitState(key, ExecutionState.DELIVERED);
+  }
+
+  @Test
+  void theSidecarListsATypeScriptServersToolsOnItsOwnSessionBeforeAnyClientDoes() throws Exception {
+    // Issue case 9 against a real SDK server: sessions, SSE answers, annotations as the SDK sends
+    // them. No client connects; the sidecar's own session is all there is.
+    String upstream = startServer();
+    startSidecar(
+        SidecarOptions.builder(URI.create(upstream)).port(0).listTools(true).build(),
+        ContractRegistry.defaults());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!(gated.gate.passesThrough("count_effects")
+            && gated.gate.contracts().resolve("book_slot").toolClass() == ToolClass.KEYED)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20); // polling a condition: the listing at start
+    }
+    assertThat(gated.gate.passesThrough("count_effects")).as("readOnlyHint learned").isTrue();
+    assertThat(gated.gate.contracts().resolve("book_slot").toolClass())
+        .as("idempotentHint learned")
+        .isEqualTo(ToolClass.KEYED);
+    assertThat(gated.gate.contracts().resolve("create_ticket").toolClass())
+        .isEqualTo(ToolClass.IRREVERSIBLE);
+  }
+
   private String startServer() throws Exception {
     NodeProject.Child server = node.start("server.mjs");
     JsonNode hello = JSON.readTree(server.awaitLine("{", START_TIMEOUT));
@@ -203,9 +281,13 @@ class SidecarTypeScriptInteropIT {
   }
 
   private String startSidecar(String upstream) throws Exception {
-    SidecarOptions options = SidecarOptions.builder(URI.create(upstream)).port(0).build();
+    return startSidecar(
+        SidecarOptions.builder(URI.create(upstream)).port(0).build(), ContractRegistry.defaults());
+  }
+
+  private String startSidecar(SidecarOptions options, ContractRegistry contracts) throws Exception {
     vertx = Vertx.vertx(options.toBuilder().eventLoops(2).build().vertxOptions());
-    gated = GatedSidecar.start(vertx, options, ContractRegistry.defaults(), "ts-interop");
+    gated = GatedSidecar.start(vertx, options, contracts, "ts-interop");
     return gated.url();
   }
 

@@ -91,6 +91,7 @@ public final class BatchFlow {
     if (refused.isPresent()) {
       port.refuse(refused.get());
     } else {
+      ClientCancellation.notice(ctx, req, e.scan(), bytes, e.offset(), e.length());
       port.forward();
     }
     return port.slot();

@@ -82,7 +82,8 @@ final class ClientPort implements AnswerPort {
               resp.closeHandler(
                   v -> {
                     if (!resp.ended() && !tap.settled()) {
-                      up.reset();
+                      // Settles the call at once (outcome_unknown) and resets the upstream.
+                      tap.onClientClosed();
                     }
                   });
             }

@@ -1,6 +1,7 @@
 package dev.tally.sidecar.internal.call;
 
 import dev.tally.core.call.CallReply;
+import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.internal.context.ProxyContext;
@@ -15,9 +16,10 @@ import io.vertx.core.http.HttpServerRequest;
 /**
  * Sends one dispatched {@code tools/call} upstream, for a single call and a batch element alike:
  * the client's headers plus {@code Idempotency-Key: <execution id>} and a child {@code
- * traceparent}, the body core spliced the execution id into, and the {@code upstream.timeout}
- * timer. What went wrong before a response is recorded by core's recorder; the port only answers
- * its client.
+ * traceparent}, the body core spliced the execution id into, and the tap's timers ({@code
+ * upstream.timeout}; on a legacy-era session, the listing that lets the client's {@code
+ * notifications/cancelled} reach the call). What went wrong before a response is recorded by core's
+ * recorder; the port only answers its client.
  */
 final class Dispatcher {
   /** How the attempt went, for the port. */
@@ -60,6 +62,9 @@ final class Dispatcher {
           @Override
           public void sending(HttpClientRequest up) {
             tap.arm(
+                Era.ofHeader(req.getHeader(HeaderNames.PROTOCOL_VERSION)) == Era.LEGACY
+                    ? req.getHeader(HeaderNames.SESSION_ID)
+                    : null,
                 e -> {
                   outcome.error(e);
                   up.reset();

@@ -11,7 +11,6 @@ import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.relay.MessageReader;
 import dev.tally.sidecar.internal.relay.MessageTap;
-import dev.tally.sidecar.internal.upstream.BrokenAnswer;
 import dev.tally.sidecar.internal.upstream.UpstreamExchange;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -112,7 +111,7 @@ final class SlotPort implements AnswerPort {
     MessageReader.read(
         resp,
         ctx.options().maxResponseBytes(),
-        new BrokenAnswer(ctx.options().upstreamTimeout()),
+        ctx.options().upstreamTimeout(),
         new MessageReader.Sink() {
           @Override
           public void message(byte[] message) {
@@ -169,7 +168,7 @@ final class SlotPort implements AnswerPort {
     MessageReader.read(
         resp,
         ctx.options().maxResponseBytes(),
-        new BrokenAnswer(ctx.options().upstreamTimeout()),
+        ctx.options().upstreamTimeout(),
         new MessageReader.Sink() {
           private boolean answered;
 

@@ -2,6 +2,7 @@ package dev.tally.sidecar.internal.context;
 
 import dev.tally.core.call.Admission;
 import dev.tally.core.call.CallIntake;
+import dev.tally.core.call.ToolCatalogue;
 import dev.tally.core.mcp.BatchSplitter;
 import dev.tally.core.mcp.BodyClassifier;
 import dev.tally.core.mcp.ProtocolVersions;
@@ -32,6 +33,7 @@ public final class ProxyContext {
   private final BatchSplitter batches;
   private final CallIntake intake;
   private final StreamRegistry streams;
+  private final CancelTargets cancels;
   private final Upstream upstream;
   private final Origins origins;
   private final Hosts hosts;
@@ -59,6 +61,7 @@ public final class ProxyContext {
     this.batches = base.batches;
     this.intake = base.intake;
     this.streams = base.streams;
+    this.cancels = base.cancels;
     this.upstream = upstream;
     this.origins = base.origins;
     this.hosts = base.hosts;
@@ -67,7 +70,11 @@ public final class ProxyContext {
     this.shared = base.shared;
   }
 
-  private ProxyContext(SidecarOptions options, Admission admission, InstantSource clock) {
+  private ProxyContext(
+      SidecarOptions options,
+      Admission admission,
+      InstantSource clock,
+      ToolCatalogue.Options catalogue) {
     this.shared = new Shared();
     this.options = options;
     this.admission = admission;
@@ -75,25 +82,40 @@ public final class ProxyContext {
     this.classifier = BodyClassifier.create(json);
     this.batches = BatchSplitter.create(classifier, options.maxBatchSize());
     this.target = options.upstreamTarget();
-    this.intake = CallIntake.create(admission, json, target);
+    this.intake = CallIntake.create(admission, json, target, catalogue);
     this.streams =
         StreamRegistry.create(
             new StreamLimits(
                 options.streamMaxEvents(), options.streamMaxBytes(), options.streamMaxAge()),
             clock);
+    this.cancels = new CancelTargets();
     this.upstream = null;
     this.origins = Origins.of(options.allowedOrigins(), options.allowLoopbackOrigins());
     this.hosts = Hosts.forListener(options.host(), options.allowedHosts());
     this.clock = clock;
   }
 
-  /** The template every listener's view is made from; it has no upstream client. */
+  /**
+   * The template every listener's view is made from; it has no upstream client. Tools are learned
+   * from clients' {@code tools/list} only.
+   */
   public static ProxyContext create(
       SidecarOptions options, Admission admission, InstantSource clock) {
+    return create(
+        options, admission, clock, ToolCatalogue.Options.clientsOnly(options.upstreamTarget()));
+  }
+
+  /** As {@link #create(SidecarOptions, Admission, InstantSource)}, with {@code catalogue}. */
+  public static ProxyContext create(
+      SidecarOptions options,
+      Admission admission,
+      InstantSource clock,
+      ToolCatalogue.Options catalogue) {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(clock, "clock");
-    return new ProxyContext(options, admission, clock);
+    Objects.requireNonNull(catalogue, "catalogue");
+    return new ProxyContext(options, admission, clock, catalogue);
   }
 
   /** A view sharing all state with this one that sends upstream through {@code upstream}. */
@@ -130,6 +152,11 @@ public final class ProxyContext {
     return streams;
   }
 
+  /** The dispatched calls a client's {@code notifications/cancelled} can reach. */
+  public CancelTargets cancels() {
+    return cancels;
+  }
+
   /** This view's upstream client. */
   public Upstream upstream() {
     return upstream;
@@ -164,6 +191,11 @@ public final class ProxyContext {
   /** {@code upstream.timeout} in milliseconds. */
   public long upstreamTimeoutMs() {
     return options.upstreamTimeout().toMillis();
+  }
+
+  /** {@code upstream.cancelGrace} in milliseconds. */
+  public long cancelGraceMs() {
+    return options.upstreamCancelGrace().toMillis();
   }
 
   /** Requests being handled right now (by every view). */

@@ -10,6 +10,7 @@ import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.internal.call.BatchFlow;
 import dev.tally.sidecar.internal.call.CallPipeline;
+import dev.tally.sidecar.internal.call.ClientCancellation;
 import dev.tally.sidecar.internal.call.LearnTap;
 import dev.tally.sidecar.internal.call.SessionTap;
 import dev.tally.sidecar.internal.context.ProxyContext;
@@ -99,6 +100,8 @@ final class PostFlow {
       Replies.refuse(req.response(), refused.get());
       return;
     }
+    // A client giving up on a dispatched call: the call learns of it, the notification goes on.
+    ClientCancellation.notice(ctx, req, scan, bytes, off, len);
     MessageTap tap = null;
     if (scan.isRequestFor(Methods.TOOLS_LIST)) {
       tap = new LearnTap(ctx.intake().listings(), scan.id());

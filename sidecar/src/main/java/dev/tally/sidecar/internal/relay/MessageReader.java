@@ -7,6 +7,7 @@ import dev.tally.sidecar.internal.upstream.BrokenAnswer;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
@@ -35,12 +36,18 @@ public final class MessageReader {
    */
   public record Failure(String reason, TallyError error) {}
 
-  /** Reads {@code resp}; {@code limit} bounds the body (JSON) or one event (SSE). */
-  public static void read(HttpClientResponse resp, int limit, BrokenAnswer broken, Sink sink) {
+  /**
+   * Reads {@code resp}; {@code limit} bounds the body (JSON) or one event (SSE), {@code
+   * silenceLimit} the time without a byte ({@code upstream.timeout}, timed from now: {@link
+   * BrokenAnswer}).
+   */
+  public static void read(HttpClientResponse resp, int limit, Duration silenceLimit, Sink sink) {
     boolean sse = MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE));
+    BrokenAnswer broken = BrokenAnswer.watch(resp, silenceLimit);
     boolean[] done = {false};
     Consumer<Failure> finish =
         f -> {
+          broken.done();
           if (!done[0]) {
             done[0] = true;
             sink.end(f);

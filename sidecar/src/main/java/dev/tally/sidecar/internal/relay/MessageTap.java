@@ -29,6 +29,12 @@ public interface MessageTap {
     return false;
   }
 
+  /**
+   * The client closed its response before the end, and the mode cancels on a client close (a
+   * 2026-07-28 client cancelling): the relay resets the upstream request right after this.
+   */
+  default void onClientClosed() {}
+
   /** The upstream response ended normally. */
   default void onEnd() {}
 

@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import java.time.Duration;
 
 /**
  * Relays one upstream response to the client: SSE through {@link SseRelay} (re-framed with the
@@ -32,7 +33,7 @@ public final class Relay {
    * none, or a tap speaks for it), to the client. An answer that breaks off (the upstream reset it,
    * or went silent for {@code upstream.timeout}) is never passed off as complete: the client gets a
    * JSON-RPC error if nothing was written yet, an error event on an SSE stream, and otherwise a
-   * reset connection.
+   * reset connection. Silence is timed per answer, from its head ({@link BrokenAnswer}).
    */
   public static void relay(
       ProxyContext ctx,
@@ -53,6 +54,9 @@ public final class Relay {
       resp.closeHandler(
           v -> {
             if (!resp.ended()) {
+              if (mode.tap() != null) {
+                mode.tap().onClientClosed();
+              }
               upReq.reset();
             }
           });
@@ -63,7 +67,7 @@ public final class Relay {
       relayJson(ctx, resp, upResp, mode.tap());
     } else {
       copyHead(upResp, resp, false);
-      stream(upResp, resp, new BrokenAnswer(ctx.options().upstreamTimeout()), requestId);
+      stream(upResp, resp, ctx.options().upstreamTimeout(), requestId);
     }
   }
 
@@ -71,15 +75,17 @@ public final class Relay {
    * Copies {@code from}'s body to {@code to} with back-pressure. A body of declared length is held
    * back a chunk (until the next one or the end arrives), so that a body read in one chunk leaves
    * in one {@code end(buf)}: head, body and end in one write instead of a write and a separate end.
-   * Ends {@code to} when {@code from} ends. When {@code from} breaks, {@code to} gets {@code
-   * broken}'s error for {@code requestId} if its head is not written yet, else it is reset: a
-   * truncated body must not look whole.
+   * Ends {@code to} when {@code from} ends. {@code from} is cut after {@code silenceLimit} without
+   * a byte ({@link BrokenAnswer}). When {@code from} breaks, {@code to} gets the error for {@code
+   * requestId} if its head is not written yet, else it is reset: a truncated body must not look
+   * whole.
    *
    * <p>Implementation note: replaces {@code ReadStream.pipeTo}, whose promise chain and
    * synchronization cost ~12% of a pass-through request's event-loop time (JFR, bench/README.md).
    */
   public static void stream(
-      HttpClientResponse from, HttpServerResponse to, BrokenAnswer broken, JsonNode requestId) {
+      HttpClientResponse from, HttpServerResponse to, Duration silenceLimit, JsonNode requestId) {
+    BrokenAnswer broken = BrokenAnswer.watch(from, silenceLimit);
     // Only a body of declared length is held back: a chunked one may be a live stream.
     boolean hold = from.getHeader(HttpHeaders.CONTENT_LENGTH) != null;
     Buffer[] held = {null};
@@ -102,6 +108,7 @@ public final class Relay {
         });
     from.exceptionHandler(
         t -> {
+          broken.done();
           held[0] = null;
           if (to.ended() || to.closed()) {
             return;
@@ -112,7 +119,11 @@ public final class Relay {
             Replies.refuse(to, requestId, broken.error());
           }
         });
-    from.endHandler(v -> endWith(to, held));
+    from.endHandler(
+        v -> {
+          broken.done();
+          endWith(to, held);
+        });
   }
 
   private static void endWith(HttpServerResponse to, Buffer[] held) {
@@ -165,7 +176,7 @@ public final class Relay {
     MessageReader.read(
         upResp,
         ctx.options().maxResponseBytes(),
-        new BrokenAnswer(ctx.options().upstreamTimeout()),
+        ctx.options().upstreamTimeout(),
         new MessageReader.Sink() {
           @Override
           public void message(byte[] message) {

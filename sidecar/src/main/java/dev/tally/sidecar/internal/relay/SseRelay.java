@@ -5,6 +5,7 @@ import dev.tally.core.call.Delivery;
 import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.Notifications;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.SseEvent;
 import dev.tally.core.mcp.SseParser;
@@ -51,9 +52,10 @@ import java.util.ArrayDeque;
  * an answerless end would.
  *
  * <p>A call's stream that breaks off (the upstream reset it, or sent nothing for {@code
- * upstream.timeout}: see {@link Upstream}) before the answer to the client's request ends with a
- * JSON-RPC error event for that request, so the client is not left waiting for an answer that
- * cannot come; a tap, when there is one, speaks for the call instead.
+ * upstream.timeout} since its head or its last event: see {@link BrokenAnswer}) before the answer
+ * to the client's request ends with a JSON-RPC error event for that request, so the client is not
+ * left waiting for an answer that cannot come; a tap, when there is one, speaks for the call
+ * instead.
  *
  * <p>The session's standalone GET stream is reopened the same way when the upstream ends it (a
  * polling server, a restarted one): with {@code Last-Event-ID} when the upstream gave ids, as a
@@ -120,7 +122,6 @@ public final class SseRelay {
     this.ctx = ctx;
     this.primedHere = primedHere;
     this.requestId = tap == null ? requestId : null;
-    this.broken = new BrokenAnswer(ctx.options().upstreamTimeout());
     this.clientReq = clientReq;
     this.upReq = upReq;
     this.upResp = upResp;
@@ -130,6 +131,11 @@ public final class SseRelay {
     boolean legacy = Era.ofHeader(clientReq.getHeader(HeaderNames.PROTOCOL_VERSION)) == Era.LEGACY;
     this.standalone = legacy && clientReq.method() == HttpMethod.GET;
     this.resumable = standalone || (legacy && clientReq.method() == HttpMethod.POST);
+    // The standalone stream may rightly stay quiet for hours; every other one is bounded.
+    this.broken =
+        standalone
+            ? BrokenAnswer.unlimited()
+            : BrokenAnswer.watch(upResp, ctx.options().upstreamTimeout());
   }
 
   public static StreamBuffer start(
@@ -167,6 +173,9 @@ public final class SseRelay {
         v -> {
           b.detach(sink);
           if (mode.cancelOnClientClose() && !b.ended()) {
+            if (mode.tap() != null) {
+              mode.tap().onClientClosed();
+            }
             relay.cancel();
           }
         });
@@ -182,10 +191,15 @@ public final class SseRelay {
     resp.handler(this::feed);
     resp.exceptionHandler(
         t -> {
+          broken.done();
           oweAnError();
           broken("upstream stream broke: " + t.getClass().getSimpleName());
         });
-    resp.endHandler(v -> upstreamEnd());
+    resp.endHandler(
+        v -> {
+          broken.done();
+          upstreamEnd();
+        });
   }
 
   /** Stops reading the upstream: resets the request in flight, and reconnects no more. */
@@ -243,6 +257,9 @@ public final class SseRelay {
     }
     if (standalone) {
       resumes = 0; // a reopened standalone stream that brings events is alive
+    }
+    if (Notifications.isToolListChanged(ctx.json(), e.data())) {
+      ctx.intake().catalogue().listChanged();
     }
     // Look for the answer only while something depends on it: resuming an upstream that gives
     // ids (only those can be resumed), or the error owed to a tapless call. One parse serves both.
@@ -376,6 +393,7 @@ public final class SseRelay {
                 return;
               }
               upResp = resp;
+              broken.continuedBy(resp.request());
               openedAt = ctx.clock().instant();
               upstreamEnded = false;
               reconnected = true;

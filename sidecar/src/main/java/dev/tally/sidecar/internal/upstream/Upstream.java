@@ -24,12 +24,12 @@ import java.util.concurrent.TimeUnit;
  * The pooled keep-alive client to the upstream MCP endpoint, one per event loop. Copies end-to-end
  * request headers and drops hop-by-hop ones (RFC 9110 §7.6.1).
  *
- * <p>Two lanes. Requests made with {@link #open} (every POST, DELETE and call stream) travel on
- * connections that close when the upstream sends nothing for {@code upstream.timeout} while a
- * request is in flight (a read-idle limit; idle pooled connections are left alone), so a server
- * that hangs after it began answering cannot hold a client's stream open forever. The session's
- * standalone GET stream, which may rightly stay quiet for hours, uses {@link #openStream}, whose
- * connections have no such limit.
+ * <p>Two lanes, two pools. Requests made with {@link #open} (every POST, DELETE and call stream)
+ * share the call pool; the session's standalone GET streams, which may stay open for hours, use
+ * {@link #openStream} and their own pool, so they never take a call's connection. No connection has
+ * a read-idle limit: the silence of an answer is timed per request, from its head or its last chunk
+ * ({@link BrokenAnswer}), so a pooled connection's idle history never cuts the next request on it;
+ * the wait for a response head is bounded by {@code open}'s {@code idleMs} or by the caller.
  */
 public final class Upstream {
   /**
@@ -84,18 +84,14 @@ public final class Upstream {
             .setSsl(ssl)
             .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeoutMs))
             .setDecompressionSupported(false);
-    // Vert.x closes a connection that stays read-idle this long only while a request is in
-    // flight on it (Http1xClientConnection.handleIdle); RequestOptions' idle timeout only bounds
-    // the wait for the response head, not the silence inside a streamed body.
-    HttpClientOptions calls =
-        new HttpClientOptions(co)
-            .setReadIdleTimeout(
-                (int) Math.min(Integer.MAX_VALUE, options.upstreamTimeout().toMillis()))
-            .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    // No read-idle limit on the connection: Netty counts it from the connection's last read, so a
+    // connection pooled idle for most of upstream.timeout would be cut early in its next request.
+    // RequestOptions' idle timeout bounds the wait for a response head; BrokenAnswer the silence
+    // inside a body.
     this.client =
         vertx
             .httpClientBuilder()
-            .with(calls)
+            .with(co)
             .with(new PoolOptions().setHttp1MaxSize(maxConnections))
             .build();
     this.streamClient =
@@ -146,9 +142,9 @@ public final class Upstream {
 
   /**
    * Opens a request to the upstream endpoint carrying the client's end-to-end headers and query, on
-   * a connection that closes after {@code upstream.timeout} without a byte from the upstream.
-   * {@code idleMs} bounds the wait for the response head (0: no bound, the caller times it). The
-   * future fails when no connection could be had: nothing was sent.
+   * the call pool. {@code idleMs} bounds the wait for the response head (0: no bound, the caller
+   * times it); the relay times the silence of the body. The future fails when no connection could
+   * be had: nothing was sent.
    */
   public Future<HttpClientRequest> open(
       HttpMethod method, String query, MultiMap clientHeaders, long idleMs) {
@@ -164,8 +160,8 @@ public final class Upstream {
   }
 
   /**
-   * Opens a long-lived stream (the session's standalone GET), on a connection without a read-idle
-   * limit: the upstream may rightly stay quiet on it for as long as it likes.
+   * Opens a long-lived stream (the session's standalone GET) on the stream pool, without any limit
+   * on the wait for its head: the upstream may rightly stay quiet on it for as long as it likes.
    */
   public Future<HttpClientRequest> openStream(
       HttpMethod method, String query, MultiMap clientHeaders) {

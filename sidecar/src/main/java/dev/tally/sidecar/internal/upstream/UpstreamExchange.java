@@ -44,9 +44,8 @@ public final class UpstreamExchange {
    * @param query the client's query string, or {@code null}
    * @param headers the client's headers (hop-by-hop ones are dropped)
    * @param body the body, or {@code null} for none
-   * @param stream the long-lived lane without a read-idle limit (the session's standalone GET
-   *     stream), else the call lane, whose connections close after {@code upstream.timeout} of
-   *     silence while a request is in flight
+   * @param stream the long-lived lane and its own pool (the session's standalone GET stream), else
+   *     the call lane
    * @param headTimeoutMs how long to wait for the response head; 0: the caller times it
    */
   public record Request(

@@ -1,0 +1,339 @@
+package dev.tally.sidecar.internal.upstream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tally.core.call.ToolCatalogue;
+import dev.tally.core.call.ToolCatalogue.ListingFailed;
+import dev.tally.core.mcp.McpNames;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.McpNames.Methods;
+import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.ProtocolVersions;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.mcp.RpcResponseWatcher;
+import dev.tally.core.mcp.WireJson;
+import dev.tally.sidecar.SidecarOptions;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The sidecar's own MCP client for the upstream's tool catalogue ({@link ToolCatalogue.Lister}): on
+ * a session of its own, with no client's credentials (only {@code upstream.listToolsHeaderFile}'s
+ * headers), it lists every page of {@code tools/list}.
+ *
+ * <p>First as a 2025-03-26 … 2025-11-25 client: {@code initialize} at {@value #LEGACY_VERSION},
+ * {@code notifications/initialized} and {@code tools/list} at the version the server answered, on
+ * the session it assigned, then {@code DELETE} to end that session. An upstream that does not take
+ * {@code initialize} (a 2026-07-28 server has no handshake; it answers an HTTP 4xx or a JSON-RPC
+ * error) is asked as a 2026-07-28 client instead: a stateless {@code tools/list} with {@code
+ * MCP-Protocol-Version}, {@code Mcp-Method} and the version in {@code _meta}. An answer HTTP 401 or
+ * 403 fails the listing at once (the upstream wants credentials). Every request is bounded by
+ * {@code upstream.timeout} without a byte, every answer by {@code upstream.maxResponseBytes}, the
+ * listing by {@value #MAX_PAGES} pages.
+ */
+public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
+  /** The version the sidecar's own session asks for first. */
+  static final String LEGACY_VERSION = "2025-11-25";
+
+  static final int MAX_PAGES = 100;
+  private static final String CLIENT_NAME = "tally-sidecar";
+
+  private final HttpClient client;
+  private final URI upstream;
+  private final String requestUri;
+  private final Map<String, String> headers;
+  private final long timeoutMs;
+  private final int maxBytes;
+  private final WireJson json = WireJson.defaults();
+
+  private ToolLister(Vertx vertx, SidecarOptions options) {
+    this.upstream = options.upstream();
+    boolean ssl = "https".equalsIgnoreCase(upstream.getScheme());
+    this.client =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setSsl(ssl)
+                .setKeepAlive(true)
+                .setDecompressionSupported(false)
+                .setConnectTimeout(
+                    (int)
+                        Math.min(Integer.MAX_VALUE, options.upstreamConnectTimeout().toMillis())));
+    String path =
+        upstream.getRawPath() == null || upstream.getRawPath().isEmpty()
+            ? "/"
+            : upstream.getRawPath();
+    this.requestUri = upstream.getRawQuery() == null ? path : path + "?" + upstream.getRawQuery();
+    this.headers = options.listToolsHeaders();
+    this.timeoutMs = options.upstreamTimeout().toMillis();
+    this.maxBytes = options.maxResponseBytes();
+  }
+
+  public static ToolLister create(Vertx vertx, SidecarOptions options) {
+    return new ToolLister(vertx, options);
+  }
+
+  @Override
+  public CompletionStage<List<byte[]>> list() {
+    return legacy()
+        .recover(e -> e instanceof NotLegacy n ? modern(n.getMessage()) : Future.failedFuture(e))
+        .toCompletionStage();
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  /** The server did not take the legacy handshake: worth asking in the 2026-07-28 way. */
+  private static final class NotLegacy extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotLegacy(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** One answer: status, the session it assigned, the JSON-RPC outcome for the request's id. */
+  private record Answer(int status, String session, RpcOutcome outcome) {}
+
+  private Future<List<byte[]>> legacy() {
+    ObjectNode init = request(1, Methods.INITIALIZE);
+    ObjectNode p = init.putObject("params");
+    p.put("protocolVersion", LEGACY_VERSION);
+    p.putObject("capabilities");
+    p.putObject("clientInfo").put("name", CLIENT_NAME).put("version", "1");
+    return post(init, HttpHeaders.headers(), json.strict().getNodeFactory().numberNode(1))
+        .compose(
+            a -> {
+              refuseAuth("initialize", a);
+              String version = negotiated(a);
+              if (version == null) {
+                return Future.failedFuture(new NotLegacy("initialize: " + describe(a)));
+              }
+              if (ProtocolVersions.isModern(version)) {
+                return Future.failedFuture(new NotLegacy("initialize: version " + version));
+              }
+              MultiMap h = HttpHeaders.headers().set(HeaderNames.PROTOCOL_VERSION, version);
+              if (a.session() != null) {
+                h.set(HeaderNames.SESSION_ID, a.session());
+              }
+              ObjectNode initialized = json.strict().createObjectNode();
+              initialized.put("jsonrpc", "2.0");
+              initialized.put("method", Methods.NOTIFICATIONS_INITIALIZED);
+              return post(initialized, h, null)
+                  .compose(n -> pages(h, false, new ArrayList<>(), null, 0))
+                  .andThen(done -> endSession(h));
+            });
+  }
+
+  private Future<List<byte[]>> modern(String whyNotLegacy) {
+    MultiMap h =
+        HttpHeaders.headers()
+            .set(HeaderNames.PROTOCOL_VERSION, ProtocolVersions.MODERN)
+            .set(HeaderNames.METHOD, Methods.TOOLS_LIST);
+    return pages(h, true, new ArrayList<>(), null, 0)
+        .recover(
+            e ->
+                Future.failedFuture(
+                    e instanceof ListingFailed f && !isAuth(f)
+                        ? new ListingFailed(
+                            whyNotLegacy
+                                + "; as a "
+                                + ProtocolVersions.MODERN
+                                + " client: "
+                                + f.getMessage())
+                        : e));
+  }
+
+  private Future<List<byte[]>> pages(
+      MultiMap h, boolean modern, List<byte[]> acc, String cursor, int n) {
+    ObjectNode list = request(2 + n, Methods.TOOLS_LIST);
+    ObjectNode params = list.putObject("params");
+    if (cursor != null) {
+      params.put("cursor", cursor);
+    }
+    if (modern) {
+      params.putObject("_meta").put(McpNames.MetaKeys.PROTOCOL_VERSION, ProtocolVersions.MODERN);
+    }
+    return post(list, h, list.get("id"))
+        .compose(
+            a -> {
+              refuseAuth("tools/list", a);
+              if (a.outcome() instanceof RpcOutcome.Result r) {
+                acc.add(r.result());
+                String next = nextCursor(r.result());
+                if (next != null && n + 1 < MAX_PAGES) {
+                  return pages(h, modern, acc, next, n + 1);
+                }
+                return Future.succeededFuture(List.copyOf(acc));
+              }
+              return Future.failedFuture(new ListingFailed("tools/list: " + describe(a)));
+            });
+  }
+
+  private ObjectNode request(int id, String method) {
+    ObjectNode o = json.strict().createObjectNode();
+    o.put("jsonrpc", "2.0");
+    o.put("id", id);
+    o.put("method", method);
+    return o;
+  }
+
+  /** POSTs {@code msg}; the answer's outcome for {@code id} ({@code null}: none awaited). */
+  private Future<Answer> post(ObjectNode msg, MultiMap extra, JsonNode id) {
+    byte[] body;
+    try {
+      body = json.strict().writeValueAsBytes(msg);
+    } catch (IOException e) {
+      return Future.failedFuture(e);
+    }
+    RequestOptions ro =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(upstream.resolve(requestUri).toString())
+            .setIdleTimeout(timeoutMs);
+    return client
+        .request(ro)
+        .compose(
+            req -> {
+              req.headers()
+                  .set(HttpHeaders.CONTENT_TYPE, MediaTypes.JSON)
+                  .set(HttpHeaders.ACCEPT, MediaTypes.JSON + ", " + MediaTypes.SSE);
+              headers.forEach(req.headers()::set);
+              extra.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
+              return req.send(Buffer.buffer(body));
+            })
+        .compose(
+            resp -> {
+              Promise<Answer> answer = Promise.promise();
+              String session = resp.getHeader(HeaderNames.SESSION_ID);
+              RpcResponseWatcher watcher =
+                  id == null
+                      ? null
+                      : RpcResponseWatcher.forContentType(
+                          resp.getHeader(HttpHeaders.CONTENT_TYPE),
+                          id,
+                          maxBytes,
+                          o -> {
+                            if (answer.tryComplete(new Answer(resp.statusCode(), session, o))
+                                && MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE))) {
+                              // An SSE answer's stream may stay open: it has given what was asked.
+                              resp.request().reset();
+                            }
+                          });
+              BrokenAnswer silence =
+                  BrokenAnswer.watch(resp, java.time.Duration.ofMillis(timeoutMs));
+              resp.handler(
+                  chunk -> {
+                    silence.heard();
+                    if (watcher != null) {
+                      byte[] b = chunk.getBytes();
+                      watcher.feed(b, 0, b.length);
+                    }
+                  });
+              resp.exceptionHandler(
+                  t -> {
+                    silence.done();
+                    answer.tryFail(
+                        new ListingFailed(
+                            silence.cut()
+                                ? "no answer within upstream.timeout"
+                                : "connection broke (" + t.getClass().getSimpleName() + ")"));
+                  });
+              resp.endHandler(
+                  v -> {
+                    silence.done();
+                    if (watcher != null) {
+                      watcher.end();
+                    }
+                    answer.tryComplete(new Answer(resp.statusCode(), session, null));
+                  });
+              return answer.future();
+            })
+        .recover(
+            e ->
+                Future.failedFuture(
+                    e instanceof ListingFailed
+                        ? e
+                        : new ListingFailed(
+                            "upstream not reached (" + e.getClass().getSimpleName() + ")")));
+  }
+
+  private void endSession(MultiMap h) {
+    String session = h.get(HeaderNames.SESSION_ID);
+    if (session == null) {
+      return;
+    }
+    client
+        .request(
+            new RequestOptions()
+                .setMethod(HttpMethod.DELETE)
+                .setAbsoluteURI(upstream.resolve(requestUri).toString())
+                .setIdleTimeout(timeoutMs))
+        .compose(
+            req -> {
+              headers.forEach(req.headers()::set);
+              h.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
+              return req.send();
+            })
+        .onSuccess(resp -> resp.handler(b -> {}).exceptionHandler(t -> {}));
+  }
+
+  private static boolean isAuth(ListingFailed f) {
+    return f.getMessage().startsWith("HTTP 401") || f.getMessage().startsWith("HTTP 403");
+  }
+
+  private static void refuseAuth(String step, Answer a) {
+    if (a.status() == 401 || a.status() == 403) {
+      throw new ListingFailed(
+          "HTTP "
+              + a.status()
+              + " to "
+              + step
+              + ": the upstream wants credentials the sidecar's own session does not have"
+              + " (upstream.listToolsHeaderFile)");
+    }
+  }
+
+  private String negotiated(Answer a) {
+    if (a.status() != 200 || !(a.outcome() instanceof RpcOutcome.Result r)) {
+      return null;
+    }
+    try {
+      JsonNode v = json.strict().readTree(r.result()).get("protocolVersion");
+      return v != null && v.isTextual() ? v.textValue() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private String nextCursor(byte[] result) {
+    try {
+      JsonNode c = json.strict().readTree(result).get("nextCursor");
+      return c != null && c.isTextual() && !c.textValue().isEmpty() ? c.textValue() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static String describe(Answer a) {
+    if (a.outcome() instanceof RpcOutcome.Error e) {
+      return "HTTP " + a.status() + ", JSON-RPC error " + e.error().code();
+    }
+    return "HTTP " + a.status() + " without an answer";
+  }
+}
