@@ -37,6 +37,11 @@ final class JsonNumbers {
    */
   static final int MAX_DIGITS = 1000;
 
+  /** Integers below 2^1000 and decimals of magnitude in [1e-300, 1e299) are doubles' range. */
+  private static final int SURELY_IN_RANGE_BITS = 1000;
+
+  private static final int SURELY_IN_RANGE_EXPONENT = 300;
+
   /** A value below 2^3321 has at most 1000 digits (3321 * log10(2) &lt; 1000). */
   private static final int MAX_DIGITS_BITS = 3321;
 
@@ -68,7 +73,16 @@ final class JsonNumbers {
     if (l >= -(1L << 53) && l <= 1L << 53) {
       return node((double) l);
     }
-    return node(BigDecimal.valueOf(l).stripTrailingZeros(), (double) l);
+    return node(BigDecimal.valueOf(l).stripTrailingZeros());
+  }
+
+  /**
+   * The node for the exact value {@code x} (no trailing zeros in its unscaled value) that lies in
+   * the double range.
+   */
+  static JsonNode node(BigDecimal x) {
+    // More digits than any double's rendering: the double is not needed.
+    return x.precision() > MAX_SHORTEST_DIGITS ? exactNode(x) : node(x, x.doubleValue());
   }
 
   /**
@@ -76,16 +90,18 @@ final class JsonNumbers {
    * double {@code d} is finite and, for a non-zero {@code x}, non-zero.
    */
   static JsonNode node(BigDecimal x, double d) {
-    if (isRenderingOf(x, d)) {
-      return node(d);
+    return isRenderingOf(x, d) ? node(d) : exactNode(x);
+  }
+
+  private static JsonNode exactNode(BigDecimal x) {
+    if (x.scale() > 0) {
+      return DecimalNode.valueOf(x);
     }
-    if (x.scale() <= 0) {
-      BigInteger i = x.toBigIntegerExact();
-      return i.bitLength() < Long.SIZE
-          ? LongNode.valueOf(i.longValue())
-          : BigIntegerNode.valueOf(i);
+    if (x.precision() - x.scale() <= 18) {
+      return LongNode.valueOf(x.longValueExact());
     }
-    return DecimalNode.valueOf(x);
+    BigInteger i = x.toBigIntegerExact();
+    return i.bitLength() < Long.SIZE ? LongNode.valueOf(i.longValue()) : BigIntegerNode.valueOf(i);
   }
 
   /** The node a checked number node {@code n} becomes in a copied tree (as {@link Jcs#parse}). */
@@ -97,8 +113,7 @@ final class JsonNumbers {
         return node(n.longValue());
       case BIG_INTEGER:
       case BIG_DECIMAL:
-        BigDecimal x = n.decimalValue().stripTrailingZeros();
-        return node(x, x.doubleValue());
+        return node(n.decimalValue().stripTrailingZeros());
       default:
         return node(n.doubleValue());
     }
@@ -142,14 +157,22 @@ final class JsonNumbers {
         return OK;
       case BIG_INTEGER:
         BigInteger i = n.bigIntegerValue();
+        if (i.bitLength() <= SURELY_IN_RANGE_BITS) {
+          return OK;
+        }
         if (i.bitLength() > MAX_DIGITS_BITS && tooPrecise(new BigDecimal(i))) {
           return TOO_PRECISE;
         }
         return Double.isInfinite(i.doubleValue()) ? TOO_BIG : OK;
       case BIG_DECIMAL:
         BigDecimal b = n.decimalValue();
-        if (b.unscaledValue().bitLength() > MAX_DIGITS_BITS && tooPrecise(b)) {
+        if (b.precision() > MAX_DIGITS && tooPrecise(b)) {
           return TOO_PRECISE;
+        }
+        // The value lies in [10^(e-1), 10^e): well inside the double range for |e| < 300.
+        long e = (long) b.precision() - b.scale();
+        if (b.signum() == 0 || e > -SURELY_IN_RANGE_EXPONENT && e < SURELY_IN_RANGE_EXPONENT) {
+          return OK;
         }
         double d = b.doubleValue();
         if (Double.isInfinite(d)) {

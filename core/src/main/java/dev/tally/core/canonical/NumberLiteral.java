@@ -12,6 +12,9 @@ final class NumberLiteral {
   /** Exponents beyond this are clamped; the caller has refused values outside the double range. */
   private static final long EXPONENT_CLAMP = 1L << 40;
 
+  /** Digits that always fit a long. */
+  private static final int LONG_DIGITS = 18;
+
   private NumberLiteral() {}
 
   /**
@@ -52,11 +55,14 @@ final class NumberLiteral {
     if (negative || c[i] == '+') {
       i++;
     }
-    StringBuilder digits = new StringBuilder();
+    // The significant digits: in a long while they fit (the common case), else in a builder.
+    long small = 0;
+    int count = 0;
+    StringBuilder big = null;
     int digitCount = 0; // digits of the significand seen so far
     int integerDigits = -1; // digits before the point, once the point or the exponent is reached
     int lastNonZero = -1; // index among the significand's digits
-    int pendingZeros = 0; // zeros after the last non-zero digit, not yet appended
+    int pendingZeros = 0; // zeros after the last non-zero digit, not yet taken
     for (; i < end; i++) {
       char ch = c[i];
       if (ch == '.') {
@@ -67,14 +73,23 @@ final class NumberLiteral {
         break;
       }
       if (ch == '0') {
-        if (digits.length() > 0) {
+        if (count > 0) {
           pendingZeros++;
         }
       } else {
-        for (; pendingZeros > 0; pendingZeros--) {
-          digits.append('0');
+        for (; pendingZeros >= 0; pendingZeros--) {
+          int digit = pendingZeros == 0 ? ch - '0' : 0;
+          if (big == null && count < LONG_DIGITS) {
+            small = small * 10 + digit;
+          } else {
+            if (big == null) {
+              big = new StringBuilder(2 * LONG_DIGITS).append(small);
+            }
+            big.append((char) ('0' + digit));
+          }
+          count++;
         }
-        digits.append(ch);
+        pendingZeros = 0;
         lastNonZero = digitCount;
       }
       digitCount++;
@@ -87,9 +102,12 @@ final class NumberLiteral {
     }
     long exponent = i < end ? exponent(c, i + 1, end) : 0;
     // value = digits * 10^(integerDigits - lastNonZero - 1 + exponent)
-    long scale = lastNonZero + 1L - integerDigits - exponent;
-    BigInteger unscaled = new BigInteger(digits.toString());
-    return new BigDecimal(negative ? unscaled.negate() : unscaled, Math.toIntExact(scale));
+    int scale = Math.toIntExact(lastNonZero + 1L - integerDigits - exponent);
+    if (big == null) {
+      return BigDecimal.valueOf(negative ? -small : small, scale);
+    }
+    BigInteger unscaled = new BigInteger(big.toString());
+    return new BigDecimal(negative ? unscaled.negate() : unscaled, scale);
   }
 
   /** The exponent after {@code e}: an optional sign and digits, clamped to ±2^40. */
