@@ -91,7 +91,11 @@ class ExactNumbersTest {
         "0.0000012345678901234567891|0.0000012345678901234567891",
         "3e-324|3e-324",
         "1.7976931348623158e308|1.7976931348623158e+308",
-        "-1.00000000000000000001E-300|-1.00000000000000000001e-300"
+        "-1.00000000000000000001E-300|-1.00000000000000000001e-300",
+        "1000000000000000000001.5|1.0000000000000000000015e+21",
+        "-0.00100000000000000000000001000|-0.00100000000000000000000001",
+        "100000000000000000000.0000000|100000000000000000000",
+        "1.00000000000000000000e21|1e+21"
       })
   void numbersKeepTheirExactValueInTheEcmaScriptLayout(String number, String canonical)
       throws Exception {
@@ -201,6 +205,12 @@ class ExactNumbersTest {
     assertThat(parsed.code()).isEqualTo(Code.NUMBER_OUT_OF_RANGE);
     assertThat(parsed.pointer()).isEqualTo("/n");
     assertThat(parsed.getMessage()).contains("1000 significant digits").doesNotContain("777");
+
+    CanonicalizationException huge =
+        assertThrows(
+            CanonicalizationException.class,
+            () -> jcs.parse(("[0." + "1".repeat(1_000_000) + "]").getBytes(UTF_8)));
+    assertThat(huge.code()).isEqualTo(Code.NUMBER_OUT_OF_RANGE);
 
     ObjectNode built = NODES.objectNode();
     built.put("n", new BigDecimal(tooMany));
