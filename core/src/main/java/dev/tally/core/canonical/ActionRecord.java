@@ -43,9 +43,13 @@ public record ActionRecord(
     return o;
   }
 
-  /** RFC 8785 bytes of {@link #toJson()}. */
+  /**
+   * The canonical bytes of {@link #toJson()} that the fingerprint is computed over: RFC 8785 with
+   * exact numbers ({@link Jcs#canonicalizeExact(JsonNode)}), so that arguments differing in any
+   * digit of a number never share a fingerprint.
+   */
   public byte[] canonicalBytes(Jcs jcs) {
-    return jcs.canonicalize(toJson());
+    return jcs.canonicalizeExact(toJson());
   }
 
   @Override

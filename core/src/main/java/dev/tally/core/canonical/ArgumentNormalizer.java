@@ -20,7 +20,8 @@ import java.util.function.Function;
  *
  * <ol>
  *   <li>validation and a deep copy: the checks of {@link Jcs} (depth, lone surrogates, NaN and
- *       out-of-range numbers); numbers become what {@link Jcs#parse} would build;
+ *       out-of-range numbers); numbers become what {@link Jcs#parse} would build, exact values
+ *       kept;
  *   <li>delivery metadata dropped: top-level {@code _meta} and the idempotency-key argument;
  *   <li>{@code defaults} materialized where the path is absent (an explicit {@code null} is
  *       present), creating missing parent objects; a default below a scalar or a missing array
@@ -29,7 +30,7 @@ import java.util.function.Function;
  *       off every included path become {@code null} so included ones keep their positions;
  *   <li>{@code exclude}: those paths are removed (later array elements move up);
  *   <li>{@code secrets}: each present value is replaced by the string {@code
- *       secretReference(JCS(value))}.
+ *       secretReference(canonicalizeExact(value))}.
  * </ol>
  *
  * <p>Rule paths are RFC 6901 pointers into the arguments ({@code ~0} is {@code ~}, {@code ~1} is
@@ -123,7 +124,7 @@ public final class ArgumentNormalizer {
   }
 
   private JsonNode secretReference(JsonNode value) {
-    String reference = secretReference.apply(jcs.canonicalize(value));
+    String reference = secretReference.apply(jcs.canonicalizeExact(value));
     return TextNode.valueOf(Objects.requireNonNull(reference, "secretReference returned null"));
   }
 

@@ -13,7 +13,8 @@ import java.util.Map;
  *
  * <p>Implementation note (RFC 8785 §3.2.3): members are sorted by their names as UTF-16 code unit
  * sequences, which is exactly {@link String#compareTo}; strings use the minimal escapes of
- * §3.2.2.2; numbers use {@link EsNumberFormat}.
+ * §3.2.2.2; numbers use {@link EsNumberFormat}, or with exact numbers {@link ExactNumberFormat} for
+ * integer and decimal nodes (a writeLong of a long is its exact layout: at most 19 digits, plain).
  */
 final class CanonicalWriter {
   private static final ThreadLocal<CanonicalWriter> PER_THREAD =
@@ -56,22 +57,27 @@ final class CanonicalWriter {
 
   private int maxDepth;
   private int maxBytes;
+  private boolean exactNumbers;
 
-  /** The RFC 8785 bytes of {@code root}. */
-  static byte[] canonicalize(JsonNode root, CanonicalLimits limits) {
+  /**
+   * The canonical bytes of {@code root}: RFC 8785, with numbers as IEEE-754 doubles, or with every
+   * number's exact value when {@code exactNumbers} ({@link ExactNumberFormat}).
+   */
+  static byte[] canonicalize(JsonNode root, CanonicalLimits limits, boolean exactNumbers) {
     CanonicalWriter w = PER_THREAD.get();
     if (w.busy) {
       w = new CanonicalWriter();
     }
     w.busy = true;
     try {
-      return w.write(root, limits);
+      return w.write(root, limits, exactNumbers);
     } finally {
       w.busy = false;
     }
   }
 
-  private byte[] write(JsonNode root, CanonicalLimits limits) {
+  private byte[] write(JsonNode root, CanonicalLimits limits, boolean exactNumbers) {
+    this.exactNumbers = exactNumbers;
     maxDepth = limits.maxDepth();
     maxBytes = limits.maxBytes();
     depth = 0;
@@ -198,7 +204,7 @@ final class CanonicalWriter {
       case INT:
       case LONG:
         long l = v.longValue();
-        if (l >= -(1L << 53) && l <= 1L << 53) {
+        if (exactNumbers || l >= -(1L << 53) && l <= 1L << 53) {
           out.writeLong(l);
         } else {
           EsNumberFormat.write((double) l, out);
@@ -209,7 +215,11 @@ final class CanonicalWriter {
         if (problem != JsonNumbers.OK) {
           throw JsonNumbers.error(problem, pointer(depth));
         }
-        EsNumberFormat.write(JsonNumbers.value(v), out);
+        if (exactNumbers && (v.isBigDecimal() || v.isBigInteger())) {
+          ExactNumberFormat.write(v.decimalValue(), out);
+        } else {
+          EsNumberFormat.write(JsonNumbers.value(v), out);
+        }
     }
   }
 

@@ -236,13 +236,13 @@ final class StrictTreeReader {
 
     private JsonNode integer() throws IOException {
       if (parser.getTextLength() <= 18) {
-        return JsonNumbers.node((double) parser.getLongValue());
+        return JsonNumbers.node(parser.getLongValue());
       }
       double d = Double.parseDouble(parser.getText());
       if (Double.isInfinite(d)) {
         throw JsonNumbers.error(JsonNumbers.TOO_BIG, pointer(depth));
       }
-      return JsonNumbers.node(d);
+      return exact(d);
     }
 
     private JsonNode floating() throws IOException {
@@ -260,7 +260,28 @@ final class StrictTreeReader {
       if (d == 0 && nonZeroSignificand(chars, off, len)) {
         throw JsonNumbers.error(JsonNumbers.UNDERFLOW, pointer(depth));
       }
-      return JsonNumbers.node(d);
+      return exact(d);
+    }
+
+    /**
+     * The node for the current number token, whose nearest double {@code d} is in range: the
+     * literal's exact value, read only when its digits may say more than {@code d}.
+     */
+    private JsonNode exact(double d) throws IOException {
+      if (d == 0) {
+        return JsonNumbers.node(d);
+      }
+      char[] chars = parser.getTextCharacters();
+      int off = parser.getTextOffset();
+      int len = parser.getTextLength();
+      int digits = NumberLiteral.significantDigits(chars, off, len);
+      if (JsonNumbers.isRenderingOf(digits, d)) {
+        return JsonNumbers.node(d);
+      }
+      if (digits > JsonNumbers.MAX_DIGITS) {
+        throw JsonNumbers.error(JsonNumbers.TOO_PRECISE, pointer(depth));
+      }
+      return JsonNumbers.node(NumberLiteral.value(chars, off, len), d);
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.Map;
 /**
  * A deep copy of a tree that applies the checks of {@link Jcs} on the way: depth, lone surrogates,
  * non-finite and out-of-range numbers, non-JSON nodes. Numbers are rebuilt as {@link Jcs#parse}
- * would build them; immutable value nodes are shared. Iterative, like the reader and the writer.
+ * would build them, keeping their exact values ({@link JsonNumbers}); immutable value nodes are
+ * shared. Iterative, like the reader and the writer.
  */
 final class ValidatingCopy {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -136,7 +137,7 @@ final class ValidatingCopy {
         if (problem != JsonNumbers.OK) {
           throw JsonNumbers.error(problem, pointer(depth));
         }
-        return JsonNumbers.node(JsonNumbers.value(n));
+        return JsonNumbers.copy(n);
       case BOOLEAN:
       case NULL:
         return n;
