@@ -9,6 +9,7 @@ import dev.tally.core.mcp.AnswerClassifier.Settlement;
 import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.TallyError;
+import dev.tally.core.mcp.ToolResults;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,33 +22,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Adapters tell the client what the recorder returns: nothing more for an answer (the answer
  * itself goes on, once the returned stage says the outcome is durable), and the returned {@link
- * TallyError} when the call settled without one.
+ * CallReply} when the call settled without one: an {@link CallReply.Answer} holding the explicit
+ * {@code OUTCOME_UNKNOWN} tool result when the call was sent and its outcome is unknown (the same
+ * answer its retry gets), a {@link CallReply.Refusal} when nothing was sent.
  */
 public final class DispatchRecorder {
-  /** What the client learns when the call was sent and no answer came back. */
-  public static final TallyError NO_ANSWER =
-      TallyError.of(
-          TallyError.Code.UPSTREAM_UNAVAILABLE,
-          "the upstream gave no answer after the call was sent; its outcome is unknown. A retry"
-              + " with the same arguments reports the recorded outcome.");
-
-  /** What the client learns when no answer came within {@code upstream.timeout}. */
-  public static final TallyError TIMED_OUT =
-      TallyError.of(
-          TallyError.Code.UPSTREAM_TIMEOUT,
-          "no answer from the upstream within upstream.timeout; its outcome is unknown. A retry"
-              + " with the same arguments reports the recorded outcome.");
-
-  /**
-   * What the client (if it still listens) learns when it cancelled the call and no answer came: the
-   * upstream may or may not have acted on it.
-   */
-  public static final TallyError CANCELLED =
-      TallyError.of(
-          TallyError.Code.UPSTREAM_UNAVAILABLE,
-          "the call was cancelled by its client before the upstream answered; its outcome is"
-              + " unknown. A retry with the same arguments reports the recorded outcome.");
-
   /** What the client learns when the upstream could not be reached: nothing was sent. */
   public static final TallyError UNREACHABLE =
       TallyError.of(
@@ -135,7 +114,7 @@ public final class DispatchRecorder {
    * when the call was settled already or the upstream's own answerless response stands (an HTTP
    * 4xx: nothing ran).
    */
-  public TallyError ended() {
+  public CallReply ended() {
     if (!settled.compareAndSet(false, true)) {
       return null;
     }
@@ -143,8 +122,7 @@ public final class DispatchRecorder {
       inFlight.failedBeforeEffect(status, "upstream answered HTTP " + status + " without a result");
       return null;
     }
-    inFlight.unknown("upstream response ended without an answer");
-    return NO_ANSWER;
+    return unknown("upstream response ended without an answer");
   }
 
   /**
@@ -152,24 +130,22 @@ public final class DispatchRecorder {
    * limit, a local failure while the tool ran). Returns what the client must be told, or {@code
    * null} when the call was settled already.
    */
-  public TallyError broke(String reason) {
+  public CallReply broke(String reason) {
     if (!settled.compareAndSet(false, true)) {
       return null;
     }
-    inFlight.unknown(reason);
-    return NO_ANSWER;
+    return unknown(reason);
   }
 
   /**
    * No answer within {@code upstream.timeout}. Returns what the client must be told, or {@code
    * null} when the call was settled already (then nothing is to be done).
    */
-  public TallyError timedOut() {
+  public CallReply timedOut() {
     if (!settled.compareAndSet(false, true)) {
       return null;
     }
-    inFlight.unknown("no answer within upstream.timeout");
-    return TIMED_OUT;
+    return unknown("no answer within upstream.timeout");
   }
 
   /**
@@ -181,20 +157,41 @@ public final class DispatchRecorder {
    * was recorded and stands. Returns what the client is told, or {@code null} when the call was
    * settled already.
    */
-  public TallyError cancelled() {
+  public CallReply cancelled() {
     if (!settled.compareAndSet(false, true)) {
       return null;
     }
-    inFlight.unknown("cancelled by its client before an answer");
-    return CANCELLED;
+    return unknown("cancelled by its client before an answer");
   }
 
-  /** No connection to the upstream could be had: nothing was sent. */
-  public TallyError unreachable() {
+  /** No connection to the upstream could be had: nothing was sent (a refusal; retry later). */
+  public CallReply.Refusal unreachable() {
     if (settled.compareAndSet(false, true)) {
       inFlight.failedBeforeEffect(0, "upstream connection failed");
     }
-    return UNREACHABLE;
+    return CallReply.Refusal.of(requestId, UNREACHABLE);
+  }
+
+  /**
+   * Records {@code outcome_unknown} and returns what the client is told: the same explicit tool
+   * result ({@code OUTCOME_UNKNOWN}) its retry would get, not a transport error, so an SDK returns
+   * it instead of throwing and the agent hears the truth the first time.
+   */
+  private CallReply unknown(String reason) {
+    Execution before = inFlight.execution();
+    inFlight.unknown(reason);
+    Execution shown;
+    try {
+      shown =
+          before.apply(
+              dev.tally.core.execution.Transition.to(
+                      before, ExecutionState.OUTCOME_UNKNOWN, inFlight.now())
+                  .clearingLease());
+    } catch (RuntimeException e) {
+      shown = before; // not dispatched (cannot happen for a dispatch): show it as it stands
+    }
+    return new CallReply.Answer(
+        ToolResults.unknownOutcome(requestId, shown, inFlight.contract()), Delivery.NONE);
   }
 
   private Delivery delivery() {

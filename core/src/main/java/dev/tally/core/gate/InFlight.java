@@ -35,6 +35,11 @@ public interface InFlight {
    */
   CompletionStage<Execution> rpcError(int httpStatus, RpcError error);
 
+  /** The time on the gate's clock (for what is shown of a transition being recorded). */
+  default java.time.Instant now() {
+    return java.time.Instant.now();
+  }
+
   /**
    * As {@link #rpcError(int, RpcError)}, keeping the error's {@code data} (compact JSON, may be
    * null) with the outcome so that a replay of the error carries it, as a result would be kept.

@@ -202,7 +202,8 @@ final class InFlightExecution implements InFlight {
     return next;
   }
 
-  private Instant now() {
+  @Override
+  public Instant now() {
     return clock.instant();
   }
 

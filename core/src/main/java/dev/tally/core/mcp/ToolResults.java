@@ -81,18 +81,23 @@ public final class ToolResults {
 
   /** An explicit {@code isError: true} result with {@code structuredContent.tally}. */
   public static byte[] respond(JsonNode id, TallyCode code, Execution execution) {
+    return respond(id, code.name(), code.retryable(), code.next(), execution);
+  }
+
+  private static byte[] respond(
+      JsonNode id, String codeName, boolean retryable, String next, Execution execution) {
     ObjectNode tally = ActivityRecord.of(execution);
-    tally.put("code", code.name());
-    tally.put("retryable", code.retryable());
-    tally.put("next", code.next());
+    tally.put("code", codeName);
+    tally.put("retryable", retryable);
+    tally.put("next", next);
     ObjectNode result = F.objectNode();
     ObjectNode text = result.putArray("content").addObject();
     text.put("type", "text");
     text.put(
         "text",
-        code.name()
+        codeName
             + ": "
-            + code.next()
+            + next
             + " (execution "
             + execution.id().value()
             + ", state "
@@ -104,6 +109,26 @@ public final class ToolResults {
     response.set("result", result);
     return write(response);
   }
+
+  /**
+   * What the client of a call that was sent and got no answer is told, at once: the {@code
+   * OUTCOME_UNKNOWN} result for {@code shown} (the execution as recorded {@code outcome_unknown}).
+   * For a contract whose unknown outcomes are re-dispatched under the same key, the retry is safe
+   * and the result says so ({@code retryable: true}); otherwise it is the very result a retry gets.
+   */
+  public static byte[] unknownOutcome(
+      JsonNode id, Execution shown, dev.tally.core.contract.ToolContract contract) {
+    if (contract.unknownOutcome() != dev.tally.core.contract.UnknownOutcomePolicy.REDISPATCH) {
+      return respond(id, TallyCode.OUTCOME_UNKNOWN, shown);
+    }
+    return respond(id, TallyCode.OUTCOME_UNKNOWN.name(), true, REDISPATCH_NEXT, shown);
+  }
+
+  /** What the agent should do after an unknown outcome of a tool that honours the key. */
+  public static final String REDISPATCH_NEXT =
+      "The action was sent but its outcome is unknown. Retry with the same arguments: it is sent"
+          + " again under the same idempotency key, which the tool honours, so it takes effect"
+          + " at most once.";
 
   /** A JSON-RPC error response for a refusal (send with {@link TallyError.Code#httpStatus()}). */
   public static byte[] error(JsonNode id, TallyError error) {

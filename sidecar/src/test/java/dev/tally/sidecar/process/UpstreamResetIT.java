@@ -45,7 +45,10 @@ class UpstreamResetIT {
     String title = "reset-keyed";
     upstream.script(title, Script.RESET);
     McpClient.Answer first = agent.call(tally.mcp, 1, CountingUpstream.KEYED, title, null, WAIT);
-    assertThat(first.message().has("error")).as(first.body()).isTrue();
+    // Told the truth at once, as a tool result: unknown, and a retry is safe (same key).
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(first.tallyCode()).as(first.body()).isEqualTo("OUTCOME_UNKNOWN");
+    assertThat(first.result().at("/structuredContent/tally/retryable").asBoolean()).isTrue();
 
     McpClient.Answer retry = agent.call(tally.mcp, 2, CountingUpstream.KEYED, title, null, WAIT);
     assertThat(retry.isToolResult()).as(retry.body()).isTrue();
@@ -65,7 +68,11 @@ class UpstreamResetIT {
     tally = InJvmTally.start(dir, upstream.url(), "", line -> {});
     String title = "reset-irreversible";
     upstream.script(title, Script.RESET);
-    agent.call(tally.mcp, 1, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    McpClient.Answer first =
+        agent.call(tally.mcp, 1, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    // The first caller hears what its retry will: unknown, do not repeat.
+    assertThat(first.tallyCode()).as(first.body()).isEqualTo("OUTCOME_UNKNOWN");
+    assertThat(first.result().at("/structuredContent/tally/retryable").asBoolean()).isFalse();
     McpClient.Answer retry =
         agent.call(tally.mcp, 2, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
     assertThat(retry.tallyCode()).as(retry.body()).isEqualTo("OUTCOME_UNKNOWN");

@@ -8,7 +8,6 @@ import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.SseEvent;
 import dev.tally.core.mcp.SseWriter;
-import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.Replies;
 import dev.tally.sidecar.internal.relay.Forwarder;
@@ -69,8 +68,15 @@ final class ClientPort implements AnswerPort {
         tap,
         new Dispatcher.Outcome() {
           @Override
-          public void error(TallyError error) {
-            Replies.refuse(req.response(), id, error);
+          public void told(CallReply told) {
+            if (req.response().headWritten() || req.response().ended()) {
+              return; // an SSE answer under way: the tap told the client on the stream
+            }
+            if (told instanceof CallReply.Answer a) {
+              answer(a.message(), a.delivery());
+            } else {
+              refuse((CallReply.Refusal) told);
+            }
           }
 
           @Override

@@ -1,10 +1,9 @@
 package dev.tally.sidecar.internal.call;
 
+import dev.tally.core.call.CallReply;
 import dev.tally.core.call.Delivery;
 import dev.tally.core.call.DispatchRecorder;
 import dev.tally.core.mcp.SseEvent;
-import dev.tally.core.mcp.TallyError;
-import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.context.CancelTargets;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.relay.MessageTap;
@@ -35,7 +34,7 @@ final class DispatchTap implements MessageTap, CancelTargets.Target {
   private final DispatchRecorder recorder;
   private final Context context;
   private volatile StreamBuffer stream;
-  private Consumer<TallyError> giveUp = e -> {};
+  private Consumer<CallReply> giveUp = told -> {};
   private long timer = -1;
   private long grace = -1;
   private String listedAs;
@@ -61,7 +60,7 @@ final class DispatchTap implements MessageTap, CancelTargets.Target {
    * {@code giveUp} gets what the client is told when the tap stops waiting for an answer (the
    * timeout, a cancellation); it should end the client's answer and reset the upstream request.
    */
-  void arm(String session, Consumer<TallyError> giveUp) {
+  void arm(String session, Consumer<CallReply> giveUp) {
     this.giveUp = giveUp;
     timer =
         context.owner().setTimer(ctx.upstreamTimeoutMs(), t -> stopWaiting(recorder.timedOut()));
@@ -131,31 +130,48 @@ final class DispatchTap implements MessageTap, CancelTargets.Target {
 
   @Override
   public void onEnd() {
-    disarm();
-    tell(recorder.ended());
+    ended();
   }
 
   @Override
   public void onFailure(String reason) {
-    disarm();
-    tell(recorder.broke(reason));
+    failed(reason);
   }
 
-  /** {@code error} (null: the call was settled already) ends the wait for an answer. */
-  private void stopWaiting(TallyError error) {
-    if (error == null) {
+  /** The response ended without the answer: records it, and returns what the client is told. */
+  CallReply ended() {
+    disarm();
+    CallReply told = recorder.ended();
+    tell(told);
+    return told;
+  }
+
+  /** The response broke before the answer: records it, and returns what the client is told. */
+  CallReply failed(String reason) {
+    disarm();
+    CallReply told = recorder.broke(reason);
+    tell(told);
+    return told;
+  }
+
+  /** {@code told} (null: the call was settled already) ends the wait for an answer. */
+  private void stopWaiting(CallReply told) {
+    if (told == null) {
       return;
     }
     disarm();
-    tell(error);
-    giveUp.accept(error);
+    tell(told);
+    giveUp.accept(told);
   }
 
-  /** On an SSE stream the client already has a 200: it learns of the failure as an error event. */
-  private void tell(TallyError error) {
+  /**
+   * On an SSE stream the client already has a 200: it learns what became of the call as one more
+   * event (core's answer or refusal).
+   */
+  private void tell(CallReply told) {
     StreamBuffer s = stream;
-    if (error != null && s != null) {
-      s.append(SseEvent.message(ToolResults.error(recorder.requestId(), error)), Delivery.NONE);
+    if (told != null && s != null) {
+      s.append(SseEvent.message(CallReplies.message(told)), Delivery.NONE);
     }
   }
 }

@@ -3,7 +3,6 @@ package dev.tally.sidecar.internal.call;
 import dev.tally.core.call.CallReply;
 import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.McpNames.HeaderNames;
-import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.upstream.TraceContext;
 import dev.tally.sidecar.internal.upstream.UpstreamExchange;
@@ -24,8 +23,11 @@ import io.vertx.core.http.HttpServerRequest;
 final class Dispatcher {
   /** How the attempt went, for the port. */
   interface Outcome {
-    /** The call ended before a response (unreachable, broken, timed out): tell the client this. */
-    void error(TallyError error);
+    /**
+     * The call ended before a response (unreachable, broken, timed out, cancelled): tell the client
+     * {@code told} (core's answer or refusal for that case).
+     */
+    void told(CallReply told);
 
     /** The upstream answered: read the response (the tap settles the call). */
     void response(HttpClientRequest up, HttpClientResponse resp);
@@ -56,7 +58,7 @@ final class Dispatcher {
         new UpstreamExchange.Listener() {
           @Override
           public void unreachable() {
-            outcome.error(tap.recorder().unreachable());
+            outcome.told(tap.recorder().unreachable());
           }
 
           @Override
@@ -65,8 +67,8 @@ final class Dispatcher {
                 Era.ofHeader(req.getHeader(HeaderNames.PROTOCOL_VERSION)) == Era.LEGACY
                     ? req.getHeader(HeaderNames.SESSION_ID)
                     : null,
-                e -> {
-                  outcome.error(e);
+                told -> {
+                  outcome.told(told);
                   up.reset();
                 });
             outcome.sending(up);
@@ -75,9 +77,9 @@ final class Dispatcher {
           @Override
           public void broke(boolean timeout) {
             tap.disarm();
-            TallyError e = tap.recorder().broke("upstream request failed after it was sent");
-            if (e != null) {
-              outcome.error(e);
+            CallReply told = tap.recorder().broke("upstream request failed after it was sent");
+            if (told != null) {
+              outcome.told(told);
             }
           }
 

@@ -151,8 +151,8 @@ final class SlotPort implements AnswerPort {
         dispatchTap,
         new Dispatcher.Outcome() {
           @Override
-          public void error(TallyError error) {
-            SlotPort.this.error(error);
+          public void told(CallReply told) {
+            complete(told);
           }
 
           @Override
@@ -191,13 +191,14 @@ final class SlotPort implements AnswerPort {
 
           @Override
           public void end(MessageReader.Failure failure) {
-            if (failure == null) {
-              dispatchTap.onEnd();
-            } else {
-              dispatchTap.onFailure(failure.reason());
-            }
+            CallReply told =
+                failure == null ? dispatchTap.ended() : dispatchTap.failed(failure.reason());
             if (!answered) {
-              error(DispatchRecorder.NO_ANSWER);
+              if (told != null) {
+                complete(told);
+              } else {
+                error(NO_ANSWER);
+              }
             }
           }
         });
@@ -212,6 +213,16 @@ final class SlotPort implements AnswerPort {
   public void refuse(CallReply.Refusal refusal) {
     // JSON-RPC 2.0 §6: nothing is answered for a notification or a client's response.
     slot.tryComplete(id == null ? BatchSlot.NONE : BatchSlot.of(refusal.message()));
+  }
+
+  /** What a slot holds when the upstream's answerless response stands (an HTTP 4xx). */
+  private static final TallyError NO_ANSWER =
+      TallyError.of(
+          TallyError.Code.UPSTREAM_UNAVAILABLE,
+          "the upstream MCP server answered without a JSON-RPC response to this request");
+
+  private void complete(CallReply told) {
+    slot.tryComplete(id == null ? BatchSlot.NONE : BatchSlot.of(CallReplies.message(told)));
   }
 
   private void error(TallyError error) {
