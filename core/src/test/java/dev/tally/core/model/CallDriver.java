@@ -28,7 +28,8 @@ import java.util.concurrent.locks.LockSupport;
 final class CallDriver {
   /** What a call needs of the running process (the run swaps its parts on a crash or rotation). */
   interface Process {
-    CallIntake intake();
+    /** The pipeline of the first replica's gate, or ({@code viaReplica}) of the second's. */
+    CallIntake intake(boolean viaReplica);
 
     FaultyStore faulty();
 
@@ -91,7 +92,7 @@ final class CallDriver {
   private CompletableFuture<CallReply> admit(Client cl) {
     BodyScan scan = classifier.classify(cl.body());
     return process
-        .intake()
+        .intake(cl.call().replica())
         .admit(scan, cl.body(), 0, cl.body().length, cl.headers())
         .toCompletableFuture();
   }
@@ -184,7 +185,7 @@ final class CallDriver {
     } else if (reply instanceof CallReply.Dispatch d) {
       dispatched(cl, d, want);
     } else if (reply instanceof CallReply.Answer a) {
-      Messages.checkAnswer(a.message(), cl.rpcId(), want, model);
+      Messages.checkAnswer(a.message(), cl.rpcId(), want);
       boolean written = cl.call().end() != Op.End.GONE_BEFORE_ANSWER;
       a.delivery().written(written);
       if (written) {

@@ -41,7 +41,8 @@ class GateModelSelfTest {
           Op.Fault.NONE,
           Op.Reaction.RESULT,
           Op.End.LOST_AFTER_WRITE,
-          null);
+          null,
+          false);
 
   private static ExecutionStore memory() {
     return MemoryExecutionStore.create(
@@ -264,7 +265,8 @@ class GateModelSelfTest {
         c.fault(),
         c.reaction(),
         c.end(),
-        null);
+        null,
+        false);
   }
 
   /** A broken store: every claim gets a match key of its own, so none ever finds a holder. */

@@ -65,8 +65,7 @@ final class Messages {
    * replay of the stored outcome (under the new id, with the marker naming the execution), or the
    * explicit result with its code and execution.
    */
-  static void checkAnswer(
-      byte[] message, JsonNode id, ReferenceModel.Expected want, ReferenceModel model) {
+  static void checkAnswer(byte[] message, JsonNode id, ReferenceModel.Expected want) {
     JsonNode m = read(message);
     if (!id.equals(m.get("id"))) {
       throw new Violation("decision", "answer to request " + id + " carries id " + m.get("id"));

@@ -23,10 +23,11 @@ import java.util.List;
  * ReferenceModel} and the {@link Invariants}, and that the store holds what the client was told.
  * One run, one thread; not reusable.
  *
- * <p>Stores are layered: the gate talks to {@link ParkedWaits} (attach waits in model time), over
- * {@link FaultyStore} (store faults on command), over the store under test. A crash closes the gate
- * (and, for a durable store, the store: the next one opens on the same data); a key rotation
- * restarts the gate with a new active key.
+ * <p>Two gates (replicas, each with its own lease owner) share the store; a call reaches one of
+ * them ({@link Op.Call#replica()}). Stores are layered: the gates talk to {@link ParkedWaits}
+ * (attach waits in model time), over {@link FaultyStore} (store faults on command), over the store
+ * under test. A crash closes both gates (and, for a durable store, the store: the next one opens on
+ * the same data); a key rotation restarts them with a new active key.
  */
 final class ModelRun implements AutoCloseable, CallDriver.Process {
   private final ModelStores stores;
@@ -41,7 +42,9 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
   private FaultyStore faulty;
   private ParkedWaits waits;
   private Gate gate;
+  private Gate replica;
   private CallIntake intake;
+  private CallIntake replicaIntake;
   private KeyRing keys = KeyRing.of(World.hmacKey(0));
   private int generation;
   private final StoredState stored = new StoredState(() -> real, clock);
@@ -127,9 +130,17 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
   private void wire() {
     faulty = new FaultyStore(real);
     waits = new ParkedWaits(faulty);
+    int g = generation++;
+    gate = gate("model-" + g);
+    replica = gate("model-" + g + "-replica");
+    intake = CallIntake.create(Admission.of(gate), WireJson.defaults(), World.TARGET);
+    replicaIntake = CallIntake.create(Admission.of(replica), WireJson.defaults(), World.TARGET);
+  }
+
+  private Gate gate(String owner) {
     GateOptions options =
         new GateOptions(
-            "model-" + (generation++),
+            owner,
             World.LEASE,
             World.HEARTBEAT,
             "idempotencyKey",
@@ -140,13 +151,21 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
     if (mode == World.ActorMode.TRUSTED_HEADER) {
       b.actors(World.resolver(mode));
     }
-    gate = b.build();
-    intake = CallIntake.create(Admission.of(gate), WireJson.defaults(), World.TARGET);
+    return b.build();
+  }
+
+  private void closeGates() {
+    if (gate != null) {
+      gate.close();
+    }
+    if (replica != null) {
+      replica.close();
+    }
   }
 
   @Override
-  public CallIntake intake() {
-    return intake;
+  public CallIntake intake(boolean viaReplica) {
+    return viaReplica ? replicaIntake : intake;
   }
 
   @Override
@@ -171,7 +190,7 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
   }
 
   private void restart() throws Exception {
-    gate.close();
+    closeGates();
     waits.releaseAll();
     ExecutionStore next = stores.reopen(real, clock);
     if (next != null) {
@@ -187,7 +206,7 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
   }
 
   private void rotate() {
-    gate.close();
+    closeGates();
     List<HmacKey> older = new ArrayList<>();
     older.add(keys.active());
     older.addAll(keys.older());
@@ -206,9 +225,7 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
 
   @Override
   public void close() {
-    if (gate != null) {
-      gate.close();
-    }
+    closeGates();
     if (waits != null) {
       waits.releaseAll();
     }

@@ -29,6 +29,7 @@ sealed interface Op {
    * @param end what becomes of the client's connection when Tally answers
    * @param racer an identical call (possibly of another actor) arriving while this one is in
    *     flight, or null
+   * @param replica the call reaches the second replica: another gate on the same store
    */
   record Call(
       String note,
@@ -42,12 +43,53 @@ sealed interface Op {
       Fault fault,
       Reaction reaction,
       End end,
-      Call racer)
+      Call racer,
+      boolean replica)
       implements Op {
+
+    /** Simpler variants of this call, for shrinking: without its racer, without its fault. */
+    java.util.List<Op> simpler() {
+      java.util.List<Op> out = new java.util.ArrayList<>(2);
+      if (racer != null) {
+        out.add(
+            new Call(
+                note,
+                actor,
+                tool,
+                args,
+                key,
+                keyInHeader,
+                scope,
+                shape,
+                fault,
+                reaction,
+                end,
+                null,
+                replica));
+      }
+      if (fault != Fault.NONE) {
+        out.add(
+            new Call(
+                note,
+                actor,
+                tool,
+                args,
+                key,
+                keyInHeader,
+                scope,
+                shape,
+                Fault.NONE,
+                reaction,
+                end,
+                racer,
+                replica));
+      }
+      return out;
+    }
 
     Call withReaction(Reaction r) {
       return new Call(
-          note, actor, tool, args, key, keyInHeader, scope, shape, fault, r, end, racer);
+          note, actor, tool, args, key, keyInHeader, scope, shape, fault, r, end, racer, replica);
     }
 
     @Override
@@ -64,6 +106,7 @@ sealed interface Op {
           + (scope == 0 ? "" : " scope=" + World.SCOPES.get(scope))
           + " shape#"
           + shape
+          + (replica ? " via replica" : "")
           + (fault == Fault.NONE ? "" : " fault=" + fault)
           + " upstream="
           + reaction

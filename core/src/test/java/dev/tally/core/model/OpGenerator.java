@@ -124,7 +124,8 @@ final class OpGenerator {
               Op.Fault.NONE,
               RACER_REACTIONS[random.nextInt(RACER_REACTIONS.length)],
               end(),
-              null);
+              null,
+              random.nextInt(100) < 40);
     }
     return new Op.Call(
         note,
@@ -138,7 +139,8 @@ final class OpGenerator {
         fault(),
         reaction(),
         end(),
-        racer);
+        racer,
+        random.nextInt(100) < 20);
   }
 
   private int other(int actor) {

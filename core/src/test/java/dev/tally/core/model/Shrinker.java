@@ -34,6 +34,21 @@ final class Shrinker {
         chunk /= 2;
       }
     }
+    for (int i = 0; i < current.size() && runs < maxRuns; i++) {
+      if (!(current.get(i) instanceof Op.Call c)) {
+        continue;
+      }
+      for (Op simpler : c.simpler()) {
+        List<Op> candidate = new ArrayList<>(current);
+        candidate.set(i, simpler);
+        runs++;
+        if (fails.test(candidate)) {
+          current = candidate;
+          i--; // try the next simplification of the same op
+          break;
+        }
+      }
+    }
     return current;
   }
 }
