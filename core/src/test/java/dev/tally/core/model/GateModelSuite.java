@@ -19,8 +19,12 @@ import org.junit.jupiter.api.Test;
  * every answered call's state durable, and every decision the model's.
  *
  * <p>Even seeds resolve actors from a trusted header, odd seeds hash bearer tokens (the production
- * default). A failing seed is shrunk to a minimal op list, which the failure prints with what each
- * op got, and how to replay it.
+ * default). Calls reach either of two gates on the store (replicas). A failing seed is shrunk to a
+ * minimal op list, which the failure prints with what each op got, and how to replay it. Scenarios
+ * of findings still open in main code are not drawn ({@link KnownFindings}).
+ *
+ * <p>Bindings: {@code MemoryGateModelTest} and {@code JournalGateModelTest} (core, surefire),
+ * {@code PostgresGateModelIT} (store-postgres, failsafe, a real PostgreSQL).
  *
  * <p>How much runs (system properties, passed through by Maven's {@code -D}):
  *
@@ -32,8 +36,11 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code -Dtally.model.seed=N}: only seed N (to replay a failure).
  * </ul>
  *
- * For example: {@code ./mvnw -q -o -pl core -am verify -Dtest=JournalGateModelTest
- * -Dsurefire.failIfNoSpecifiedTests=false -Djacoco.skip=true -Dtally.model.seeds=100000}.
+ * For example {@code ./mvnw -q -o -pl core -am verify -Dtest=JournalGateModelTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -Djacoco.skip=true -Dtally.model.seeds=100000}, or for
+ * PostgreSQL {@code ./mvnw -q -o -pl core,store-postgres -am verify -Dtest=none
+ * -Dit.test=PostgresGateModelIT -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dfailsafe.failIfNoSpecifiedTests=false -Djacoco.skip=true -Dtally.model.seed=17}.
  */
 public abstract class GateModelSuite {
   static final int DEFAULT_SEEDS = 3000;

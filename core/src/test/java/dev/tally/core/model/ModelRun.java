@@ -217,7 +217,9 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
 
   @Override
   public void tick() {
+    // A lease round on each replica: each settles the claims it lost the answer of.
     await(gate.tickLeases());
+    await(replica.tickLeases());
     for (ReferenceModel.Exec e : model.reaped(clock.instant())) {
       stored.awaitStored(e);
     }
