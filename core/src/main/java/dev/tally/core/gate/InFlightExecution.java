@@ -89,15 +89,17 @@ final class InFlightExecution implements InFlight {
   @Override
   public CompletionStage<Execution> rpcError(int httpStatus, RpcError error, byte[] data) {
     ExecutionState to =
-        AnswerClassifier.provesNoEffect(error.code())
-            ? ExecutionState.FAILED
-            : ExecutionState.COMPLETED;
+        !AnswerClassifier.provesNoEffect(error.code())
+            ? ExecutionState.COMPLETED
+            : mayHaveRunBefore() ? ExecutionState.OUTCOME_UNKNOWN : ExecutionState.FAILED;
     return settle(
         e -> {
           Transition t =
               Transition.to(e, to, now())
                   .clearingLease()
-                  .withOutcome(httpStatus, error)
+                  // An error kept beside an unknown outcome would be replayed as the outcome
+                  // once a later attempt completes: only a settled outcome keeps it.
+                  .withOutcome(httpStatus, to == ExecutionState.OUTCOME_UNKNOWN ? null : error)
                   .withRetainUntil(retainUntil());
           // The error's data is kept in the result's place (an error has no result).
           return to == ExecutionState.COMPLETED && data != null ? t.withResult(data, true) : t;
@@ -120,9 +122,23 @@ final class InFlightExecution implements InFlight {
   public CompletionStage<Execution> failedBeforeEffect(int httpStatus, String reason) {
     return settle(
         e ->
-            Transition.to(e, ExecutionState.FAILED, now())
+            Transition.to(
+                    e,
+                    mayHaveRunBefore() ? ExecutionState.OUTCOME_UNKNOWN : ExecutionState.FAILED,
+                    now())
                 .clearingLease()
                 .withOutcome(httpStatus == 0 ? null : httpStatus, null));
+  }
+
+  /**
+   * Whether an earlier attempt of this execution may have taken effect: it was {@code
+   * outcome_unknown} before this re-dispatch. Then an answer proving that this attempt did not run
+   * proves nothing about the earlier one, and the execution stays unknown (its key held, the next
+   * retry re-dispatched under the same key) instead of failing and releasing its intent to a second
+   * execution.
+   */
+  private boolean mayHaveRunBefore() {
+    return current.at(ExecutionState.OUTCOME_UNKNOWN) != null;
   }
 
   @Override

@@ -218,14 +218,6 @@ final class CallDriver {
       expect(r.exec().id.equals(id) && d.inFlight().continued(), want, d);
       e = r.exec();
       model.redispatched(e, now);
-      Op.Reaction kept =
-          avoidKnownFindings
-              ? KnownFindings.forRedispatch(cl.call().reaction())
-              : cl.call().reaction();
-      if (kept != cl.call().reaction()) {
-        process.note("(known finding 2: the redispatch meets " + kept + ")");
-        cl = new Client(cl.call().withReaction(kept), cl.rpcId(), cl.body(), cl.headers());
-      }
     } else {
       throw new Violation("decision", "expected " + want + ", the gate dispatched " + id);
     }
@@ -280,9 +272,9 @@ final class CallDriver {
     boolean down = c.fault() == Op.Fault.STORE_DOWN_AT_ANSWER;
     if (re == Op.Reaction.UNREACHABLE) {
       process.faulty().down(down);
-      var err = rec.unreachable();
+      CallReply.Refusal err = rec.unreachable();
       process.faulty().down(false);
-      shown(cl, Messages.error(cl.rpcId(), err));
+      shown(cl, err.message());
       settled(e, down, () -> model.failed(e));
       return;
     }
@@ -319,7 +311,8 @@ final class CallDriver {
         var err = rec.ended();
         process.faulty().down(false);
         if (err != null) {
-          throw new Violation("decision", "an answerless HTTP 4xx was turned into " + err.code());
+          throw new Violation(
+              "decision", "an answerless HTTP 4xx was turned into " + describe(err));
         }
         settled(e, down, () -> model.failed(e));
       }
@@ -334,8 +327,17 @@ final class CallDriver {
               default -> rec.broke("the client cancelled the call");
             };
         process.faulty().down(false);
+        if (!(err instanceof CallReply.Answer told)
+            || !Messages.summary(told.message()).equals("OUTCOME_UNKNOWN " + e.id)) {
+          throw new Violation(
+              "decision",
+              "a call sent without an answer must be told OUTCOME_UNKNOWN for "
+                  + e.id
+                  + ", got "
+                  + describe(err));
+        }
         if (c.end() != Op.End.GONE_BEFORE_ANSWER) {
-          shown(cl, Messages.error(cl.rpcId(), err));
+          shown(cl, told.message());
         }
         settled(e, down, () -> model.unknown(e));
       }

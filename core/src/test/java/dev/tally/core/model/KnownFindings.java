@@ -15,17 +15,4 @@ final class KnownFindings {
   static boolean rotationsAllowed(World.ActorMode mode) {
     return mode != World.ActorMode.TOKEN_HASH;
   }
-
-  /**
-   * Finding 2: a redispatched execution (its earlier attempt may have run) that meets an answer
-   * proving that this attempt did not run is recorded {@code failed} and releases its intent; the
-   * next identical call runs anew. While open, a redispatch meets a result instead.
-   */
-  static Op.Reaction forRedispatch(Op.Reaction r) {
-    return switch (r) {
-      case PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, HTTP_4XX, UNREACHABLE ->
-          Op.Reaction.RESULT;
-      default -> r;
-    };
-  }
 }

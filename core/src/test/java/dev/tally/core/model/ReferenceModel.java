@@ -82,6 +82,9 @@ final class ReferenceModel {
     /** The client was told an answer the store refused to record (the store was down). */
     boolean unrecorded;
 
+    /** It was {@code outcome_unknown} once: an earlier attempt may have run. */
+    boolean wasUnknown;
+
     Exec(String id, Op.Call c, Instant now) {
       this.id = id;
       this.slot = Slot.of(c);
@@ -157,6 +160,7 @@ final class ReferenceModel {
       case DISPATCHED -> {
         if (!now.isBefore(h.leaseUntil)) {
           h.state = ExecutionState.OUTCOME_UNKNOWN;
+          h.wasUnknown = true;
           yield unknownPolicy(h);
         }
         yield new Attach(h);
@@ -196,14 +200,19 @@ final class ReferenceModel {
     e.retained = result == null || result.length <= World.MAX_RESULT_BYTES;
   }
 
-  /** {@code e} was proved not to have run (or nothing was sent): its intent is free again. */
+  /**
+   * {@code e}'s attempt was proved not to have run (or nothing was sent): its intent is free again,
+   * unless an earlier attempt's outcome was unknown (it may have run): then it stays unknown.
+   */
   void failed(Exec e) {
-    e.state = ExecutionState.FAILED;
+    e.state = e.wasUnknown ? ExecutionState.OUTCOME_UNKNOWN : ExecutionState.FAILED;
   }
 
   /** No answer was seen for {@code e} after it may have reached the upstream. */
   void unknown(Exec e) {
     e.state = ExecutionState.OUTCOME_UNKNOWN;
+    e.wasUnknown = true;
+    e.wasUnknown = true;
   }
 
   /** The store refused to record what became of {@code e}: it stays dispatched under its lease. */
@@ -251,6 +260,7 @@ final class ReferenceModel {
       for (Exec e : byId.values()) {
         if (e.state == ExecutionState.DISPATCHED) {
           e.state = ExecutionState.OUTCOME_UNKNOWN;
+          e.wasUnknown = true;
           changed.add(e);
         }
       }
@@ -264,6 +274,7 @@ final class ReferenceModel {
     for (Exec e : byId.values()) {
       if (e.state == ExecutionState.DISPATCHED && !now.isBefore(e.leaseUntil)) {
         e.state = ExecutionState.OUTCOME_UNKNOWN;
+        e.wasUnknown = true;
         changed.add(e);
       }
     }
