@@ -1,5 +1,6 @@
 package dev.tally.core.actor;
 
+import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +45,9 @@ public final class ActorResolvers {
   /**
    * {@code tok:} + a keyed hash of the credential in {@code header}: the token after {@code Bearer
    * } (case-insensitive scheme), else the whole trimmed value. Missing or empty → {@link
-   * #ANONYMOUS}. Hashes use the active key, so rotating keys changes actors; executions recorded
-   * under the old actor are then no longer matched.
+   * #ANONYMOUS}. Hashes use the active key, so rotating keys changes actors; {@link
+   * ActorResolver#resolveUnder} gives the actor under each older key, by which the gate still
+   * matches executions recorded before the rotation.
    */
   public static ActorResolver tokenHash(String header, KeyRing keys) {
     Objects.requireNonNull(keys, "keys");
@@ -142,13 +144,18 @@ public final class ActorResolvers {
 
     @Override
     public String resolve(Headers headers) {
+      return resolveUnder(headers, keys.active());
+    }
+
+    @Override
+    public String resolveUnder(Headers headers, HmacKey key) {
       String v = headers.get(header);
       if (v == null || v.isBlank()) {
         return ANONYMOUS;
       }
       String token = bearer(v.strip());
       String credential = token != null ? token : v.strip();
-      return keys.tokenHash(credential.getBytes(StandardCharsets.UTF_8));
+      return keys.tokenHash(key, credential.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override

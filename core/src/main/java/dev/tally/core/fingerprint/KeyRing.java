@@ -77,6 +77,11 @@ public final class KeyRing {
     return out;
   }
 
+  /** The fingerprint of {@code canonical} under {@code key} (a key of this ring). */
+  public Fingerprint fingerprint(HmacKey key, byte[] canonical) {
+    return new Fingerprint(key.id(), mac(member(key)).doFinal(canonical));
+  }
+
   /**
    * Whether {@code stored} is the fingerprint of {@code canonical} under the key it names, if that
    * key is still in the ring. Constant-time over the digest.
@@ -95,10 +100,15 @@ public final class KeyRing {
    * Domain-separated from fingerprints so a reference is never a valid fingerprint.
    */
   public String secretReference(byte[] canonicalValue) {
-    Mac mac = mac(active);
+    return secretReference(active, canonicalValue);
+  }
+
+  /** {@link #secretReference(byte[])} under {@code key} (a key of this ring), for matching. */
+  public String secretReference(HmacKey key, byte[] canonicalValue) {
+    Mac mac = mac(member(key));
     mac.update("tally-secret-ref\0".getBytes(StandardCharsets.US_ASCII));
     byte[] d = mac.doFinal(canonicalValue);
-    return "secret:" + active.id() + ':' + HEX.formatHex(d, 0, 16);
+    return "secret:" + key.id() + ':' + HEX.formatHex(d, 0, 16);
   }
 
   /**
@@ -106,10 +116,25 @@ public final class KeyRing {
    * 32 hex>}. Uses the active key, domain-separated.
    */
   public String tokenHash(byte[] token) {
-    Mac mac = mac(active);
+    return tokenHash(active, token);
+  }
+
+  /**
+   * {@link #tokenHash(byte[])} under {@code key} (a key of this ring): the actor the same
+   * credential had while {@code key} was active, so a retry across a rotation is still matched.
+   */
+  public String tokenHash(HmacKey key, byte[] token) {
+    Mac mac = mac(member(key));
     mac.update("tally-actor-token\0".getBytes(StandardCharsets.US_ASCII));
     byte[] d = mac.doFinal(token);
     return "tok:" + HEX.formatHex(d, 0, 16);
+  }
+
+  private HmacKey member(HmacKey key) {
+    if (byId.get(key.id()) != key) {
+      throw new KeyException("hmac key " + key.id() + " is not in this key ring");
+    }
+    return key;
   }
 
   private Mac mac(HmacKey k) {

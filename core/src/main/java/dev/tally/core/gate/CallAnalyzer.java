@@ -9,10 +9,14 @@ import dev.tally.core.canonical.CanonicalizationException;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.execution.Execution;
+import dev.tally.core.fingerprint.Fingerprint;
+import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.McpNames;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Derives a call's {@link Identity} (ARCHITECTURE.md §6 step 1 and §3): actor, idempotency key,
@@ -30,6 +34,8 @@ final class CallAnalyzer {
   private final boolean sessions;
   private final Jcs jcs;
   private final ArgumentNormalizer normalizer;
+  private final List<HmacKey> olderKeys;
+  private final List<ArgumentNormalizer> olderNormalizers;
 
   /** {@code sessions}: derive each call's session (only an audited gate records them). */
   CallAnalyzer(GateOptions options, KeyRing keys, ActorResolver actors, Jcs jcs, boolean sessions) {
@@ -40,6 +46,14 @@ final class CallAnalyzer {
     this.jcs = jcs;
     this.normalizer =
         ArgumentNormalizer.create(options.idempotencyArgument(), keys::secretReference, jcs);
+    this.olderKeys = keys.older();
+    List<ArgumentNormalizer> n = new ArrayList<>(olderKeys.size());
+    for (HmacKey k : olderKeys) {
+      n.add(
+          ArgumentNormalizer.create(
+              options.idempotencyArgument(), v -> keys.secretReference(k, v), jcs));
+    }
+    this.olderNormalizers = List.copyOf(n);
   }
 
   /** The outcome of analysis: an identity, or the refusal to send instead. */
@@ -82,13 +96,47 @@ final class CallAnalyzer {
               canonical,
               keys.fingerprint(canonical),
               summary,
-              sessions ? sessionOf(call, scope) : null));
+              sessions ? sessionOf(call, scope) : null,
+              olderKeys.isEmpty() ? List.of() : aliases(call, contract, key, scope)));
     } catch (CanonicalizationException e) {
       return new Refused(
           TallyError.of(
               TallyError.Code.INVALID_ARGUMENTS,
               "params.arguments" + e.pointer() + ": " + e.getMessage()));
     }
+  }
+
+  /**
+   * The call under each older key: the actor ({@code token_hash} actors are keyed), the secret
+   * references in the arguments and so the canonical record, fingerprint and match key differ.
+   */
+  private List<Identity.Alias> aliases(
+      ToolCall call, ToolContract contract, String key, String scope) {
+    List<Identity.Alias> out = new ArrayList<>(olderKeys.size());
+    for (int i = 0; i < olderKeys.size(); i++) {
+      HmacKey k = olderKeys.get(i);
+      String actor = actors.resolveUnder(call.headers(), k);
+      JsonNode args = olderNormalizers.get(i).normalize(call.arguments(), contract.fingerprint());
+      byte[] canonical =
+          new ActionRecord(
+                  actor,
+                  call.tool(),
+                  ActionRecord.CHANNEL_MCP,
+                  call.target(),
+                  options.credentialRef(),
+                  args,
+                  scope)
+              .canonicalBytes(jcs);
+      Fingerprint fp = keys.fingerprint(k, canonical);
+      out.add(
+          new Identity.Alias(
+              actor,
+              fp,
+              key != null
+                  ? Identity.keyMatchKey(actor, call.tool(), key)
+                  : Identity.fingerprintMatchKey(fp)));
+    }
+    return out;
   }
 
   private String idempotencyKey(ToolCall call) throws InvalidInput {

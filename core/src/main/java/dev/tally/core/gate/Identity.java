@@ -8,12 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Everything the gate derived from one call before touching the store: actor, contract, canonical
  * record bytes, fingerprint, the match key a retry is found by, and the MCP session or agent run
  * the call came in ({@code session}, null if neither; for the audit journals only, never part of
- * the intent).
+ * the intent). {@code older} holds the same call as it was identified under each older key of the
+ * ring (empty without a rotation in progress): a retry across a rotation is matched by those.
  */
 record Identity(
     String actor,
@@ -24,7 +26,34 @@ record Identity(
     byte[] canonical,
     Fingerprint fingerprint,
     String summary,
-    SessionRef session) {
+    SessionRef session,
+    List<Alias> older) {
+
+  /**
+   * The call as identified while an older key was active: its actor (a {@code token_hash} actor is
+   * keyed), fingerprint and match key.
+   */
+  record Alias(String actor, Fingerprint fingerprint, String matchKey) {}
+
+  Identity {
+    older = List.copyOf(older);
+  }
+
+  /**
+   * Whether {@code stored}, the fingerprint of an execution, is this call's fingerprint under the
+   * key it names (active or older).
+   */
+  boolean sameFingerprint(Fingerprint stored) {
+    if (stored.keyId().equals(fingerprint.keyId())) {
+      return stored.matches(fingerprint);
+    }
+    for (Alias a : older) {
+      if (stored.keyId().equals(a.fingerprint().keyId())) {
+        return stored.matches(a.fingerprint());
+      }
+    }
+    return false;
+  }
 
   MatchKind kind() {
     return idempotencyKey != null ? MatchKind.IDEMPOTENCY_KEY : MatchKind.FINGERPRINT;

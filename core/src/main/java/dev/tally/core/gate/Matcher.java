@@ -14,8 +14,9 @@ import dev.tally.core.store.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -84,21 +85,27 @@ final class Matcher {
             });
   }
 
-  /** During a key rotation, a retry must still find executions fingerprinted by an older key. */
+  /**
+   * During a key rotation, a retry must still find executions recorded under an older key: by the
+   * call's fingerprint or idempotency-key match key as it was under that key (the actor and secret
+   * references may be keyed too).
+   */
   private CompletionStage<Optional<Execution>> holderUnderOlderKeys(Identity id, Instant now) {
-    if (id.kind() != MatchKind.FINGERPRINT) {
-      return CompletableFuture.completedFuture(Optional.empty());
-    }
-    List<Fingerprint> older = keys.olderFingerprints(id.canonical());
     CompletionStage<Optional<Execution>> found =
         CompletableFuture.completedFuture(Optional.empty());
-    for (Fingerprint fp : older) {
+    Set<String> tried = new HashSet<>();
+    tried.add(id.matchKey());
+    for (Identity.Alias alias : id.older()) {
+      String key = alias.matchKey();
+      if (!tried.add(key)) {
+        continue;
+      }
       found =
           found.thenCompose(
               f ->
                   f.isPresent()
                       ? CompletableFuture.completedFuture(f)
-                      : store.findHolder(Identity.fingerprintMatchKey(fp), now));
+                      : store.findHolder(key, now));
     }
     return found;
   }
@@ -152,12 +159,8 @@ final class Matcher {
     }
   }
 
-  private boolean sameIntent(Execution e, Identity id) {
-    Fingerprint stored = Fingerprint.parse(e.fingerprint());
-    if (stored.keyId().equals(id.fingerprint().keyId())) {
-      return stored.matches(id.fingerprint());
-    }
-    return keys.matches(stored, id.canonical());
+  private static boolean sameIntent(Execution e, Identity id) {
+    return id.sameFingerprint(Fingerprint.parse(e.fingerprint()));
   }
 
   private CompletionStage<Decision> replay(Execution e) {

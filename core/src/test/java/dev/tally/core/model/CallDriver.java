@@ -58,7 +58,6 @@ final class CallDriver {
   private final ReferenceModel model;
   private final SimulatedUpstream upstream;
   private final StoredState stored;
-  private final boolean avoidKnownFindings;
   private final BodyClassifier classifier = BodyClassifier.create(WireJson.defaults());
   private int rpcSeq;
 
@@ -68,15 +67,13 @@ final class CallDriver {
       MutableClock clock,
       ReferenceModel model,
       SimulatedUpstream upstream,
-      StoredState stored,
-      boolean avoidKnownFindings) {
+      StoredState stored) {
     this.process = process;
     this.mode = mode;
     this.clock = clock;
     this.model = model;
     this.upstream = upstream;
     this.stored = stored;
-    this.avoidKnownFindings = avoidKnownFindings;
   }
 
   private Client client(Op.Call c) {

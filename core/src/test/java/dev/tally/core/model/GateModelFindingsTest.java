@@ -7,9 +7,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the gate model found in main code, each as the minimal scenario it shrank to, run with the
- * finding's scenarios allowed ({@link KnownFindings} off). These fail until the gate is fixed; then
- * remove the finding from {@link KnownFindings} so that the random scenarios meet it too.
+ * What the gate model found in main code, each as the minimal scenario it shrank to, kept as
+ * regression cases (both are fixed; the random scenarios meet them too).
  */
 class GateModelFindingsTest {
   private static Op.Call call(int tool, int key, Op.Reaction r, Op.End end) {
@@ -17,7 +16,7 @@ class GateModelFindingsTest {
   }
 
   private static String violation(World.ActorMode mode, List<Op> ops) throws Exception {
-    try (ModelRun run = new ModelRun(MemoryGateModelTest.memoryStores(), mode, false)) {
+    try (ModelRun run = new ModelRun(MemoryGateModelTest.memoryStores(), mode)) {
       try {
         run.run(ops);
         return null;
@@ -29,9 +28,9 @@ class GateModelFindingsTest {
 
   /**
    * Finding 1 (seed 1 shrunk): with {@code token_hash} actors, the default, a key rotation changes
-   * the actor of every credential, so the retry of a call made before it is not matched (by
-   * fingerprint or by idempotency key): it runs again. {@code holderUnderOlderKeys} looks up the
-   * older fingerprints of the new canonical record, whose actor is already the new one.
+   * the actor of every credential, so the retry of a call made before it was not matched (by
+   * fingerprint or by idempotency key): it ran again. Fixed: the gate identifies the call under
+   * every older key too (actor, secret references, fingerprint and match key).
    */
   @Test
   void aRetryAfterAKeyRotationWithTokenHashActorsIsNotRunAgain() throws Exception {
@@ -49,8 +48,8 @@ class GateModelFindingsTest {
    * that proves only that <em>it</em> did not run (a JSON-RPC -32700/-32600/-32601/-32602, an
    * answerless HTTP 4xx such as 429, or the upstream being unreachable), the execution is recorded
    * {@code failed} and releases its intent, and the next identical call is a new execution with a
-   * new idempotency key: the side effect happens twice. {@code InFlightExecution.rpcError} and
-   * {@code failedBeforeEffect} do not look at {@code continued()}.
+   * new idempotency key: the side effect happens twice. Fixed: such an answer keeps the execution
+   * {@code outcome_unknown}.
    */
   @Test
   void aRedispatchThatMeetsAnErrorProvingNoEffectKeepsTheIntent() throws Exception {

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Even seeds resolve actors from a trusted header, odd seeds hash bearer tokens (the production
  * default). Calls reach either of two gates on the store (replicas). A failing seed is shrunk to a
- * minimal op list, which the failure prints with what each op got, and how to replay it. Scenarios
- * of findings still open in main code are not drawn ({@link KnownFindings}).
+ * minimal op list, which the failure prints with what each op got, and how to replay it. What it
+ * found is kept as minimal scenarios in {@code GateModelFindingsTest}.
  *
  * <p>Bindings: {@code MemoryGateModelTest} and {@code JournalGateModelTest} (core, surefire),
  * {@code PostgresGateModelIT} (store-postgres, failsafe, a real PostgreSQL).

@@ -50,20 +50,12 @@ final class ModelRun implements AutoCloseable, CallDriver.Process {
   private final StoredState stored = new StoredState(() -> real, clock);
   private final CallDriver calls;
 
-  /** A run of {@code mode} on {@code stores} that leaves out {@link KnownFindings}. */
+  /** A run of {@code mode} on {@code stores}. */
   ModelRun(ModelStores stores, World.ActorMode mode) throws Exception {
-    this(stores, mode, true);
-  }
-
-  /**
-   * A run of {@code mode} on {@code stores}; {@code avoidKnownFindings} false meets the scenarios
-   * of open findings too (to show them failing).
-   */
-  ModelRun(ModelStores stores, World.ActorMode mode, boolean avoidKnownFindings) throws Exception {
     this.stores = stores;
     this.mode = mode;
     this.real = stores.open(clock);
-    this.calls = new CallDriver(this, mode, clock, model, upstream, stored, avoidKnownFindings);
+    this.calls = new CallDriver(this, mode, clock, model, upstream, stored);
     wire();
   }
 

@@ -65,7 +65,7 @@ final class OpGenerator {
     if (r < 86) {
       return new Op.Crash();
     }
-    if (r < 90 && KnownFindings.rotationsAllowed(mode)) {
+    if (r < 90) {
       return new Op.Rotate();
     }
     if (r < 95) {
