@@ -61,6 +61,10 @@ final class DecisionWalk {
           new CallReply.Answer(ToolResults.respond(id, r.code(), r.execution()), Delivery.NONE));
     }
     if (d instanceof Decision.Refuse r) {
+      if (r.error().code().isValidation()) {
+        return done(
+            new CallReply.Answer(ToolResults.validationError(id, r.error()), Delivery.NONE));
+      }
       return done(CallReply.Refusal.of(id, r.error()));
     }
     Decision.Attach a = (Decision.Attach) d;

@@ -46,7 +46,8 @@ public final class ConfigKeys {
           "tools.default.statusTool",
           "tools.default.confirmationRequired",
           "tools.default.onDisconnect",
-          "tools.default.replayWindow");
+          "tools.default.replayWindow",
+          "tools.default.releaseOnError");
 
   /**
    * The prefixes of variables that belong to core sections; a variable with one of these prefixes

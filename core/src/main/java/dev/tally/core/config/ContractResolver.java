@@ -140,7 +140,8 @@ final class ContractResolver {
         statusTool,
         confirm,
         onDisconnect,
-        replay);
+        replay,
+        pick(own.releaseOnError(), base.releaseOnError(), true));
   }
 
   /** A pointer may appear in at most one of include/exclude, exclude/secrets, exclude/defaults. */

@@ -31,7 +31,8 @@ final class ToolsSection {
           "statusTool",
           "confirmationRequired",
           "onDisconnect",
-          "replayWindow");
+          "replayWindow",
+          "releaseOnError");
   static final List<String> FINGERPRINT_KEYS = List.of("include", "exclude", "defaults", "secrets");
 
   static final Duration MAX_WINDOW = Duration.ofDays(3650);
@@ -92,7 +93,8 @@ final class ToolsSection {
             "a tool name of 1-128 characters"),
         t.bool("confirmationRequired", null),
         t.choice("onDisconnect", null, DisconnectBehaviour.class),
-        t.duration("replayWindow", null, Duration.ZERO, MAX_WINDOW));
+        t.duration("replayWindow", null, Duration.ZERO, MAX_WINDOW),
+        t.bool("releaseOnError", null));
   }
 
   /** A list of distinct JSON pointers, or {@code null} when absent. Pointers are shown. */
@@ -152,9 +154,11 @@ final class ToolsSection {
       String statusTool,
       Boolean confirmationRequired,
       DisconnectBehaviour onDisconnect,
-      Duration replayWindow) {
+      Duration replayWindow,
+      Boolean releaseOnError) {
     static final Partial EMPTY =
-        new Partial(null, null, null, null, null, null, null, null, null, null, null, null, null);
+        new Partial(
+            null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   static FingerprintRules rules(

@@ -78,7 +78,8 @@ public final class ContractRegistry {
             null,
             c != ToolClass.READ_ONLY && base.confirmationRequired(),
             c == ToolClass.READ_ONLY ? DisconnectBehaviour.CANCEL : base.onDisconnect(),
-            base.replayWindow()));
+            base.replayWindow(),
+            base.releaseOnError()));
   }
 
   /** The explicitly configured contracts (without learned ones). */

@@ -19,6 +19,10 @@ import java.util.Objects;
  * @param onDisconnect what a client disconnect means for an in-flight call
  * @param replayWindow how long after delivery an identical call without an idempotency key still
  *     gets the delivered result replayed instead of starting a new execution (zero: never)
+ * @param releaseOnError whether a first attempt that failed (a result with {@code isError: true},
+ *     or a JSON-RPC error) releases its idempotency key and fingerprint, so that the retry runs the
+ *     tool again (the default); {@code false} keeps the failure and replays it, for tools whose
+ *     errors may come after a side effect
  */
 public record ToolContract(
     String tool,
@@ -32,7 +36,8 @@ public record ToolContract(
     String statusTool,
     boolean confirmationRequired,
     DisconnectBehaviour onDisconnect,
-    Duration replayWindow) {
+    Duration replayWindow,
+    boolean releaseOnError) {
 
   public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofMinutes(10);
   public static final Duration DEFAULT_ATTACH_WAIT = Duration.ofSeconds(30);
@@ -65,6 +70,36 @@ public record ToolContract(
     if (replayWindow.isNegative()) {
       throw new IllegalArgumentException("replayWindow must not be negative");
     }
+  }
+
+  /** A contract whose failed first attempts release their key (the default). */
+  public ToolContract(
+      String tool,
+      ToolClass toolClass,
+      Source source,
+      FingerprintRules fingerprint,
+      Duration attachWindow,
+      Duration attachWait,
+      Duration resultRetention,
+      UnknownOutcomePolicy unknownOutcome,
+      String statusTool,
+      boolean confirmationRequired,
+      DisconnectBehaviour onDisconnect,
+      Duration replayWindow) {
+    this(
+        tool,
+        toolClass,
+        source,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect,
+        replayWindow,
+        true);
   }
 
   /** A contract with the default {@link #DEFAULT_REPLAY_WINDOW replay window}. */
@@ -130,7 +165,8 @@ public record ToolContract(
         statusTool,
         confirmationRequired,
         onDisconnect,
-        replayWindow);
+        replayWindow,
+        releaseOnError);
   }
 
   /** This contract with another replay window. */
@@ -147,7 +183,26 @@ public record ToolContract(
         statusTool,
         confirmationRequired,
         onDisconnect,
-        window);
+        window,
+        releaseOnError);
+  }
+
+  /** This contract with failed first attempts releasing their key ({@code release}) or not. */
+  public ToolContract withReleaseOnError(boolean release) {
+    return new ToolContract(
+        tool,
+        toolClass,
+        source,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect,
+        replayWindow,
+        release);
   }
 
   public boolean isReadOnly() {

@@ -166,12 +166,17 @@ final class CallAnalyzer {
               + options.idempotencyArgument()
               + " differ (expected: the same key, or only one of them)");
     }
-    String key = fromHeader != null ? fromHeader : fromArgument;
-    if (key == null) {
-      return null;
+    if (fromHeader != null) {
+      checkToken(fromHeader, TallyError.Code.INVALID_IDEMPOTENCY_KEY, "idempotency key");
+      return fromHeader;
     }
-    checkToken(key, TallyError.Code.INVALID_IDEMPOTENCY_KEY, "idempotency key");
-    return key;
+    if (fromArgument != null) {
+      checkText(
+          fromArgument,
+          TallyError.Code.INVALID_IDEMPOTENCY_KEY,
+          "params.arguments." + options.idempotencyArgument());
+    }
+    return fromArgument;
   }
 
   /**
@@ -212,7 +217,30 @@ final class CallAnalyzer {
     return RUN_PREFIX + scope;
   }
 
-  /** 1–200 visible ASCII characters: keys travel in headers and logs of other systems. */
+  /**
+   * A key in an argument: any text of 1–200 characters (Unicode code points), only not an unpaired
+   * surrogate, which is no text. Only its digest is kept, so no character can reach a log.
+   */
+  private static void checkText(String v, TallyError.Code code, String what) throws InvalidInput {
+    int n = v.codePointCount(0, v.length());
+    if (n == 0 || n > MAX_KEY_CHARS) {
+      throw new InvalidInput(
+          code, what + ": " + n + " characters (expected: 1-" + MAX_KEY_CHARS + ")");
+    }
+    for (int i = 0; i < v.length(); ) {
+      int cp = v.codePointAt(i);
+      if (Character.getType(cp) == Character.SURROGATE) {
+        throw new InvalidInput(
+            code, what + ": an unpaired surrogate at index " + i + " (expected: valid text)");
+      }
+      i += Character.charCount(cp);
+    }
+  }
+
+  /**
+   * A value in a header: 1–200 visible ASCII characters, what an HTTP field value carries the same
+   * way through every proxy and both adapters.
+   */
   private static void checkToken(String v, TallyError.Code code, String what) throws InvalidInput {
     if (v.isEmpty() || v.length() > MAX_KEY_CHARS) {
       throw new InvalidInput(

@@ -72,6 +72,15 @@ final class InFlightExecution implements InFlight {
 
   @Override
   public CompletionStage<Execution> completed(int httpStatus, byte[] result, boolean isError) {
+    if (isError && releasesOnError()) {
+      // The tool said it failed: the retry runs it again (the caller saw this answer live).
+      return settle(
+          e ->
+              Transition.to(e, ExecutionState.FAILED, now())
+                  .clearingLease()
+                  .withOutcome(httpStatus, null)
+                  .withRetainUntil(retainUntil()));
+    }
     return settle(
         e ->
             Transition.to(e, ExecutionState.COMPLETED, now())
@@ -90,7 +99,7 @@ final class InFlightExecution implements InFlight {
   public CompletionStage<Execution> rpcError(int httpStatus, RpcError error, byte[] data) {
     ExecutionState to =
         !AnswerClassifier.provesNoEffect(error.code())
-            ? ExecutionState.COMPLETED
+            ? releasesOnError() ? ExecutionState.FAILED : ExecutionState.COMPLETED
             : mayHaveRunBefore() ? ExecutionState.OUTCOME_UNKNOWN : ExecutionState.FAILED;
     return settle(
         e -> {
@@ -128,6 +137,15 @@ final class InFlightExecution implements InFlight {
                     now())
                 .clearingLease()
                 .withOutcome(httpStatus == 0 ? null : httpStatus, null));
+  }
+
+  /**
+   * Whether a failed answer releases the intent: the contract says so (the default) and this is the
+   * first attempt. A re-dispatch after an unknown outcome keeps its failure, because the earlier
+   * attempt may have taken effect.
+   */
+  private boolean releasesOnError() {
+    return contract.releaseOnError() && !mayHaveRunBefore();
   }
 
   /**

@@ -8,7 +8,11 @@ import java.util.Objects;
  */
 public record TallyError(Code code, String message) {
 
-  /** Coded refusals. */
+  /**
+   * Coded refusals. Most are protocol errors (a JSON-RPC error with the HTTP status); the ones
+   * {@link #isValidation()} names are about a value the agent chose and come back as a {@code
+   * VALIDATION_ERROR} tool result instead (HTTP 200), which every SDK hands to the model.
+   */
   public enum Code {
     INVALID_IDEMPOTENCY_KEY(400, -32602, false),
     INVALID_INTENT_SCOPE(400, -32602, false),
@@ -47,6 +51,14 @@ public record TallyError(Code code, String message) {
 
     public boolean retryable() {
       return retryable;
+    }
+
+    /**
+     * Whether the refusal is about a value the agent chose (its idempotency key, its intent scope)
+     * rather than the protocol: answered as a {@code VALIDATION_ERROR} tool result.
+     */
+    public boolean isValidation() {
+      return this == INVALID_IDEMPOTENCY_KEY || this == INVALID_INTENT_SCOPE;
     }
   }
 

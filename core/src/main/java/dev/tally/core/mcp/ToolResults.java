@@ -130,6 +130,35 @@ public final class ToolResults {
           + " again under the same idempotency key, which the tool honours, so it takes effect"
           + " at most once.";
 
+  /** The code of a refused value in a tool result ({@link TallyError.Code#isValidation()}). */
+  public static final String VALIDATION_ERROR = "VALIDATION_ERROR";
+
+  /**
+   * The {@code VALIDATION_ERROR} tool result for a refusal of a value the agent chose (HTTP 200):
+   * {@code isError: true}, the message naming what was wrong (never the value), {@code
+   * structuredContent.tally} with {@code code}, {@code reason} (the refusal's code), {@code
+   * retryable: false} and {@code next}. Nothing was recorded or sent.
+   */
+  public static byte[] validationError(JsonNode id, TallyError error) {
+    String next = "Nothing was done. Fix the value and call again.";
+    ObjectNode tally = F.objectNode();
+    tally.put("v", 1);
+    tally.put("code", VALIDATION_ERROR);
+    tally.put("reason", error.code().name());
+    tally.put("message", error.message());
+    tally.put("retryable", false);
+    tally.put("next", next);
+    ObjectNode result = F.objectNode();
+    ObjectNode text = result.putArray("content").addObject();
+    text.put("type", "text");
+    text.put("text", VALIDATION_ERROR + ": " + error.message() + ". " + next);
+    result.put("isError", true);
+    result.putObject("structuredContent").set("tally", tally);
+    ObjectNode response = envelope(id);
+    response.set("result", result);
+    return write(response);
+  }
+
   /** A JSON-RPC error response for a refusal (send with {@link TallyError.Code#httpStatus()}). */
   public static byte[] error(JsonNode id, TallyError error) {
     ObjectNode response = envelope(id);

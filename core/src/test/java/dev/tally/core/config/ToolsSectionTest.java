@@ -339,7 +339,7 @@ class ToolsSectionTest {
         .containsExactly(
             "tools.t.attachWindo: unknown key (did you mean attachWindow?) (expected one of:"
                 + " class, fingerprint, attachWindow, attachWait, resultRetention, unknownOutcome,"
-                + " statusTool, confirmationRequired, onDisconnect, replayWindow)",
+                + " statusTool, confirmationRequired, onDisconnect, replayWindow, releaseOnError)",
             "tools.t.fingerprint.exclud: unknown key (did you mean exclude?) (expected one of:"
                 + " include, exclude, defaults, secrets)");
   }

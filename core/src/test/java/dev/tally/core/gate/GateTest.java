@@ -63,6 +63,10 @@ class GateTest {
     contracts.put(
         "deploy", ToolContract.of("deploy", ToolClass.KEYED, ToolContract.Source.CONFIGURATION));
     contracts.put(
+        "transfer",
+        ToolContract.of("transfer", ToolClass.IRREVERSIBLE, ToolContract.Source.CONFIGURATION)
+            .withReleaseOnError(false));
+    contracts.put(
         "slow",
         withAttachWait(
             ToolContract.of("slow", ToolClass.IRREVERSIBLE, ToolContract.Source.CONFIGURATION),
@@ -323,7 +327,7 @@ class GateTest {
   @Test
   void invalidKeysAreRefusedWithoutARecord() {
     for (String bad :
-        List.of("\"\"", "\"" + "x".repeat(201) + "\"", "\"with space\"", "\"caf\\u00e9\"", "17")) {
+        List.of("\"\"", "\"" + "é".repeat(201) + "\"", "\"half \\ud800\"", "17", "{}")) {
       Decision d = admit(call("create_ticket", "{\"title\":\"a\",\"idempotencyKey\":" + bad + "}"));
       assertThat(d)
           .as(bad)
@@ -337,6 +341,47 @@ class GateTest {
                 "create_ticket",
                 "{\"title\":\"a\",\"idempotencyKey\":\"" + "x".repeat(200) + "\"}"));
     assertThat(ok).isInstanceOf(Decision.Dispatch.class);
+  }
+
+  @Test
+  void anArgumentKeyIsAnyTextOfUpTo200Characters() {
+    // Steel's rule: not only ASCII. 200 code points, some outside the BMP (two chars each).
+    String key = "Zahlung für Jürgen — 支払い 🚀 " + "ß".repeat(170);
+    assertThat(key.codePointCount(0, key.length())).isLessThanOrEqualTo(200);
+    Decision first =
+        admit(
+            call(
+                "create_ticket",
+                "{\"title\":\"a\",\"idempotencyKey\":" + GateTest.quoted(key) + "}"));
+    assertThat(first).isInstanceOf(Decision.Dispatch.class);
+    Decision again =
+        admit(
+            call(
+                "create_ticket",
+                "{\"title\":\"a\",\"idempotencyKey\":" + GateTest.quoted(key) + "}"));
+    assertThat(again).isInstanceOf(Decision.Attach.class);
+  }
+
+  @Test
+  void aHeaderKeyStaysVisibleAscii() {
+    Decision d =
+        admit(call("create_ticket", "{\"title\":\"a\"}", Map.of("Idempotency-Key", "with space")));
+    assertThat(d)
+        .isInstanceOfSatisfying(
+            Decision.Refuse.class,
+            r -> {
+              assertThat(r.error().code()).isEqualTo(TallyError.Code.INVALID_IDEMPOTENCY_KEY);
+              assertThat(r.error().code().isValidation()).isTrue();
+              assertThat(r.error().message()).doesNotContain("with space");
+            });
+  }
+
+  static String quoted(String s) {
+    try {
+      return JSON.writeValueAsString(s);
+    } catch (Exception e) {
+      throw new IllegalArgumentException(e);
+    }
   }
 
   @Test
@@ -472,11 +517,62 @@ class GateTest {
   }
 
   @Test
+  void aFirstAttemptThatFailedReleasesItsIntentSoTheRetryRunsAgain() {
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"f\"}"));
+    first
+        .inFlight()
+        .completed(200, "{\"content\":[],\"isError\":true}".getBytes(StandardCharsets.UTF_8), true)
+        .toCompletableFuture()
+        .join();
+    assertThat(first.inFlight().execution().state()).isEqualTo(ExecutionState.FAILED);
+    assertThat(admit(call("create_ticket", "{\"title\":\"f\"}")))
+        .isInstanceOf(Decision.Dispatch.class);
+
+    Decision.Dispatch keyed =
+        (Decision.Dispatch)
+            admit(call("create_ticket", "{\"title\":\"g\"}", Map.of("Idempotency-Key", "k-1")));
+    keyed.inFlight().rpcError(200, new RpcError(-32603, "boom")).toCompletableFuture().join();
+    assertThat(keyed.inFlight().execution().state()).isEqualTo(ExecutionState.FAILED);
+    Decision again =
+        admit(call("create_ticket", "{\"title\":\"g\"}", Map.of("Idempotency-Key", "k-1")));
+    assertThat(again).isInstanceOf(Decision.Dispatch.class);
+    assertThat(((Decision.Dispatch) again).inFlight().id()).isNotEqualTo(keyed.inFlight().id());
+  }
+
+  @Test
+  void aContractThatKeepsErrorsReplaysTheFailedResult() {
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("transfer", "{\"amount\":1}"));
+    first
+        .inFlight()
+        .completed(200, "{\"content\":[],\"isError\":true}".getBytes(StandardCharsets.UTF_8), true)
+        .toCompletableFuture()
+        .join();
+    first.inFlight().notDelivered().toCompletableFuture().join();
+    assertThat(admit(call("transfer", "{\"amount\":1}"))).isInstanceOf(Decision.Replay.class);
+  }
+
+  @Test
+  void aFailedRedispatchAfterAnUnknownOutcomeKeepsTheIntent() {
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("deploy", "{\"v\":1}"));
+    first.inFlight().unknown("reset").toCompletableFuture().join();
+    Decision.Dispatch again = (Decision.Dispatch) admit(call("deploy", "{\"v\":1}"));
+    assertThat(again.inFlight().id()).isEqualTo(first.inFlight().id());
+    again
+        .inFlight()
+        .completed(200, "{\"content\":[],\"isError\":true}".getBytes(StandardCharsets.UTF_8), true)
+        .toCompletableFuture()
+        .join();
+    // The first attempt may have run: its failure now is the execution's outcome, replayed.
+    assertThat(again.inFlight().execution().state()).isEqualTo(ExecutionState.COMPLETED);
+    assertThat(admit(call("deploy", "{\"v\":1}"))).isInstanceOf(Decision.Replay.class);
+  }
+
+  @Test
   void internalErrorIsStoredAndReplayedAsTheSameError() throws Exception {
-    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"a\"}"));
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("transfer", "{\"title\":\"a\"}"));
     first.inFlight().rpcError(200, new RpcError(-32603, "boom")).toCompletableFuture().join();
     first.inFlight().notDelivered().toCompletableFuture().join();
-    Decision d = admit(call("create_ticket", "{\"title\":\"a\"}"));
+    Decision d = admit(call("transfer", "{\"title\":\"a\"}"));
     Decision.Replay r = (Decision.Replay) d;
     JsonNode rendered =
         JSON.readTree(ToolResults.replay(IntNode.valueOf(3), r.execution(), r.result()));
@@ -487,7 +583,7 @@ class GateTest {
 
   @Test
   void aReplayedErrorKeepsItsDataEveryDigitAndGetsTheMarkerBesideIt() throws Exception {
-    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"d\"}"));
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("transfer", "{\"title\":\"d\"}"));
     byte[] data =
         "{\"retryAfter\":12345678901234567.890,\"reason\":\"quota\"}"
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -498,7 +594,7 @@ class GateTest {
         .join();
     first.inFlight().notDelivered().toCompletableFuture().join();
 
-    Decision.Replay r = (Decision.Replay) admit(call("create_ticket", "{\"title\":\"d\"}"));
+    Decision.Replay r = (Decision.Replay) admit(call("transfer", "{\"title\":\"d\"}"));
     String rendered =
         new String(
             ToolResults.replay(IntNode.valueOf(4), r.execution(), r.result()),
@@ -514,11 +610,11 @@ class GateTest {
 
   @Test
   void aReplayedErrorWithDataThatIsNoObjectKeepsItAsItWas() throws Exception {
-    Decision.Dispatch first = (Decision.Dispatch) admit(call("create_ticket", "{\"title\":\"e\"}"));
+    Decision.Dispatch first = (Decision.Dispatch) admit(call("transfer", "{\"title\":\"e\"}"));
     byte[] data = "[1,2]".getBytes(java.nio.charset.StandardCharsets.UTF_8);
     first.inFlight().rpcError(200, new RpcError(-32001, "x"), data).toCompletableFuture().join();
 
-    Decision.Replay r = (Decision.Replay) admit(call("create_ticket", "{\"title\":\"e\"}"));
+    Decision.Replay r = (Decision.Replay) admit(call("transfer", "{\"title\":\"e\"}"));
     JsonNode n = JSON.readTree(ToolResults.replay(IntNode.valueOf(5), r.execution(), r.result()));
     assertThat(n.at("/error/data").toString()).isEqualTo("[1,2]");
   }

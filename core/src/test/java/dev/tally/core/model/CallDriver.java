@@ -362,7 +362,7 @@ final class CallDriver {
     } else if (provesNoEffect) {
       model.failed(e);
     } else {
-      model.completed(e, result, rpcCode);
+      model.completed(e, result, rpcCode, cl.call().reaction() == Op.Reaction.RESULT_IS_ERROR);
     }
     stored.awaitStored(e);
     if (cl.call().reaction() == Op.Reaction.CRASH_AFTER_ANSWER) {

@@ -107,7 +107,7 @@ class GateModelSelfTest {
     SimulatedUpstream upstream = new SimulatedUpstream();
     Instant t0 = MutableClock.DEFAULT_START;
     ReferenceModel.Exec a = model.created(FIRST, "act_A", t0);
-    model.completed(a, new byte[] {'{', '}'}, 0);
+    model.completed(a, new byte[] {'{', '}'}, 0, false);
     model.written(a, true, t0);
     upstream.receive(World.utf8("{}"), "act_A", FIRST.tool(), 0, Op.Reaction.RESULT, t0);
     Instant later = t0.plus(World.ATTACH_WINDOW).minusSeconds(1);
@@ -126,7 +126,7 @@ class GateModelSelfTest {
     SimulatedUpstream upstream = new SimulatedUpstream();
     Instant t0 = MutableClock.DEFAULT_START;
     ReferenceModel.Exec a = model.created(FIRST, "act_A", t0);
-    model.completed(a, new byte[] {'{', '}'}, 0);
+    model.completed(a, new byte[] {'{', '}'}, 0, false);
     model.written(a, true, t0);
     upstream.receive(World.utf8("{}"), "act_A", FIRST.tool(), 0, Op.Reaction.RESULT, t0);
     Instant later = t0.plus(World.ATTACH_WINDOW).plusMillis(1);

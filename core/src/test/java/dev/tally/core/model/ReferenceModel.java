@@ -85,6 +85,13 @@ final class ReferenceModel {
     /** It was {@code outcome_unknown} once: an earlier attempt may have run. */
     boolean wasUnknown;
 
+    /**
+     * Its first attempt failed (a result with {@code isError}, or a JSON-RPC error) and released
+     * the intent (every contract of the world keeps the default {@code releaseOnError}): the next
+     * identical call runs anew, a deliberate second effect.
+     */
+    boolean releasedByError;
+
     Exec(String id, Op.Call c, Instant now) {
       this.id = id;
       this.slot = Slot.of(c);
@@ -192,8 +199,16 @@ final class ReferenceModel {
     e.leaseUntil = now.plus(World.LEASE);
   }
 
-  /** The upstream answered {@code e} with a result or an error that does not prove no effect. */
-  void completed(Exec e, byte[] result, int errorCode) {
+  /**
+   * The upstream answered {@code e} with a result ({@code isError} as it says) or an error that
+   * does not prove no effect. A failure of a first attempt releases the intent.
+   */
+  void completed(Exec e, byte[] result, int errorCode, boolean isError) {
+    if ((isError || errorCode != 0) && !e.wasUnknown) {
+      e.state = ExecutionState.FAILED;
+      e.releasedByError = true;
+      return;
+    }
     e.state = ExecutionState.COMPLETED;
     e.result = result;
     e.errorCode = errorCode;

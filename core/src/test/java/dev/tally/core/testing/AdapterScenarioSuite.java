@@ -200,6 +200,35 @@ public abstract class AdapterScenarioSuite {
   }
 
   @Test
+  void aBadKeyIsAValidationErrorToolResultAndNothingIsSent() throws Exception {
+    int before = upstreamRequests();
+    int effects = sideEffects();
+    JsonNode r = call(writeTool(), args("bad-key"), Map.of("Idempotency-Key", "x".repeat(201)));
+
+    JsonNode tally = r.path("result").path("structuredContent").path("tally");
+    assertThat(r.path("result").path("isError").asBoolean()).isTrue();
+    assertThat(tally.path("code").asText()).isEqualTo("VALIDATION_ERROR");
+    assertThat(tally.path("reason").asText()).isEqualTo("INVALID_IDEMPOTENCY_KEY");
+    assertThat(tally.path("retryable").asBoolean(true)).isFalse();
+    assertThat(r.toString()).doesNotContain("xxxxxxxx");
+    assertThat(upstreamRequests()).isEqualTo(before);
+    assertThat(sideEffects()).isEqualTo(effects);
+  }
+
+  @Test
+  void anArgumentKeyIsAnyTextAndMatchesItsRetry() throws Exception {
+    int before = sideEffects();
+    ObjectNode args = args("unicode-key");
+    args.put("idempotencyKey", "Überweisung 支払い 🚀 " + UUID.randomUUID());
+    JsonNode first = call(writeTool(), args, Map.of());
+    JsonNode second = call(writeTool(), args, Map.of());
+
+    assertThat(first.path("result").path("isError").asBoolean(false)).isFalse();
+    assertThat(second.path("result").path("_meta").has("dev.tally/replay")).isTrue();
+    assertThat(sideEffects() - before).isEqualTo(1);
+  }
+
+  @Test
   void readOnlyToolPassesThroughWithoutARecord() throws Exception {
     ObjectNode args = args("read");
     JsonNode a = call(readTool(), args, Map.of());

@@ -122,7 +122,8 @@ class SidecarRealGateIT {
   }
 
   @Test
-  void invalidIdempotencyKeyHeaderIsRefusedAndNothingIsDispatched() throws Exception {
+  void invalidIdempotencyKeyHeaderIsAValidationErrorResultAndNothingIsDispatched()
+      throws Exception {
     RawMcp raw = new RawMcp(h.url).initialize();
     int before = h.upstream.posts.get();
     HttpResponse<String> r =
@@ -131,10 +132,12 @@ class SidecarRealGateIT {
                 .header("Idempotency-Key", "x".repeat(300))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).isEqualTo(400);
+    // A value the agent chose: a tool result the SDK hands to the model, not a protocol error.
+    assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body())
-        .contains("\"code\":-32602")
-        .contains("INVALID_IDEMPOTENCY_KEY")
+        .contains("\"isError\":true")
+        .contains("\"code\":\"VALIDATION_ERROR\"")
+        .contains("\"reason\":\"INVALID_IDEMPOTENCY_KEY\"")
         .doesNotContain("xxxx");
     assertThat(h.upstream.posts.get()).isEqualTo(before);
     assertThat(h.upstream.sideEffects).hasValue(0);
