@@ -27,14 +27,24 @@ final class McpClient {
           .build();
   private final URI uri;
   private String session;
+  private final String authorization;
 
-  private McpClient(String url) {
+  private McpClient(String url, String authorization) {
     this.uri = URI.create(url);
+    this.authorization = authorization;
   }
 
   /** A client with an initialized session that has listed the tools. */
   static McpClient open(String url) throws Exception {
-    McpClient c = new McpClient(url);
+    return open(url, null);
+  }
+
+  /**
+   * {@link #open(String)} for a client that sends {@code authorization} (an {@code Authorization}
+   * header value) with every request, or none when null.
+   */
+  static McpClient open(String url, String authorization) throws Exception {
+    McpClient c = new McpClient(url, authorization);
     HttpResponse<String> r =
         c.post(
             "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
@@ -77,6 +87,9 @@ final class McpClient {
     if (session != null) {
       b.header("Mcp-Session-Id", session);
     }
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
     return b.build();
   }
 
@@ -106,6 +119,7 @@ final class McpClient {
             + VERSION
             + "\r\nMcp-Session-Id: "
             + session
+            + (authorization == null ? "" : "\r\nAuthorization: " + authorization)
             + "\r\nContent-Length: "
             + bytes.length
             + "\r\n\r\n";

@@ -84,6 +84,27 @@ final class Replica {
   static Replica start(
       String owner, PostgresStoreOptions storeOptions, String upstreamUrl, Clock clock)
       throws Exception {
+    return start(
+        owner,
+        storeOptions,
+        upstreamUrl,
+        clock,
+        KeyRing.of(HmacKey.of("k1", KEY)),
+        keys -> headers -> "actor-1");
+  }
+
+  /**
+   * A replica on its own HMAC key ring, whose actors {@code actors} resolves with that ring (e.g.
+   * {@code token_hash}), as replicas are during a rolling key rotation.
+   */
+  static Replica start(
+      String owner,
+      PostgresStoreOptions storeOptions,
+      String upstreamUrl,
+      Clock clock,
+      KeyRing keys,
+      java.util.function.Function<KeyRing, dev.tally.core.actor.ActorResolver> actors)
+      throws Exception {
     PostgresExecutionStore store =
         PostgresExecutionStore.open(storeOptions.withWallClock(clock))
             .toCompletableFuture()
@@ -91,7 +112,7 @@ final class Replica {
     WaitCountingStore gateStore = new WaitCountingStore(store);
     GateOptions d = GateOptions.defaults(owner);
     Gate gate =
-        Gate.builder(gateStore, KeyRing.of(HmacKey.of("k1", KEY)))
+        Gate.builder(gateStore, keys)
             .options(
                 new GateOptions(
                     owner,
@@ -102,7 +123,7 @@ final class Replica {
                     d.intentScopeHeader(),
                     d.credentialRef()))
             .contracts(ContractRegistry.defaults())
-            .actors(headers -> "actor-1")
+            .actors(actors.apply(keys))
             .clock(clock)
             .build();
     Vertx vertx =

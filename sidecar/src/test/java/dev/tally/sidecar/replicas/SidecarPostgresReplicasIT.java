@@ -1,9 +1,13 @@
 package dev.tally.sidecar.replicas;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.actor.ActorResolvers;
 import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.fingerprint.HmacKey;
+import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.sidecar.it.SdkUpstream;
 import dev.tally.store.postgres.PostgresServer;
 import dev.tally.store.postgres.PostgresStoreOptions;
@@ -115,6 +119,81 @@ class SidecarPostgresReplicasIT {
         .isEqualTo(executionId);
     assertThat(upstream.sideEffects).hasValue(1);
     assertThat(upstream.invocations).hasValue(1);
+  }
+
+  /**
+   * Issue 22 case 3: a rolling HMAC key rotation leaves replicas on two rings for a while — A has
+   * added k2 but still signs with k1, B already signs with k2 and still matches k1 — and actors are
+   * {@code token_hash}, so each replica derives another actor, fingerprint and match key for the
+   * same call. A call cut on either replica is still replayed by the other, never run twice.
+   */
+  @Test
+  void duringARollingKeyRotationACallCutOnEitherReplicaIsReplayedByTheOther() throws Exception {
+    a.close();
+    b.close();
+    HmacKey k1 = HmacKey.of("k1", "0123456789abcdef0123456789abcdef".getBytes(UTF_8));
+    HmacKey k2 = HmacKey.of("k2", "fedcba9876543210fedcba9876543210".getBytes(UTF_8));
+    a =
+        Replica.start(
+            "replica-a",
+            options,
+            upstream.url(),
+            Clock.systemUTC(),
+            KeyRing.of(k1, List.of(k2)),
+            keys -> ActorResolvers.tokenHash("Authorization", keys));
+    b =
+        Replica.start(
+            "replica-b",
+            options,
+            upstream.url(),
+            Clock.systemUTC(),
+            KeyRing.of(k2, List.of(k1)),
+            keys -> ActorResolvers.tokenHash("Authorization", keys));
+    String alice = "Bearer alice-token-0123456789";
+    ca = McpClient.open(a.url, alice);
+    cb = McpClient.open(b.url, alice);
+
+    String onA = cutThenRetry(ca, cb, "rotate-a", 1);
+    String onB = cutThenRetry(cb, ca, "rotate-b", 2);
+
+    assertThat(onA).isNotEqualTo(onB);
+    assertThat(upstream.startedExecutionIds).describedAs(this::records).hasSize(2);
+    assertThat(upstream.sideEffects).hasValue(2);
+  }
+
+  /**
+   * Sends a call on {@code first} whose connection is cut while the upstream runs it, waits until
+   * its outcome is recorded, retries it on {@code retry} and asserts the replay of the {@code n}th
+   * ticket; returns the execution id.
+   */
+  private String cutThenRetry(McpClient first, McpClient retry, String title, int n)
+      throws Exception {
+    int before = upstream.invocations.get();
+    upstream.holdCalls();
+    String args = "{\"title\":\"" + title + "\"}";
+    Socket cut = first.send(McpClient.call(2, "create_ticket", args));
+    String executionId;
+    try {
+      await("the upstream runs the call", () -> upstream.invocations.get() == before + 1);
+      executionId = upstream.startedExecutionIds.get(before);
+    } finally {
+      cut.close();
+    }
+    upstream.release();
+    Set<ExecutionState> finished =
+        EnumSet.of(ExecutionState.COMPLETED, ExecutionState.COMPLETED_NOT_DELIVERED);
+    await(
+        "the outcome of the cut call is recorded",
+        () -> a.find(executionId).map(e -> finished.contains(e.state())).orElse(false));
+    HttpResponse<String> r = retry.post(McpClient.call(7, "create_ticket", args));
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode msg = McpClient.message(r.body());
+    assertThat(text(msg)).isEqualTo("ticket T-" + n + " created: " + title);
+    assertThat(msg.at("/result/_meta/dev.tally~1replay/executionId").asText())
+        .describedAs(this::records)
+        .isEqualTo(executionId);
+    assertThat(upstream.invocations).hasValue(before + 1);
+    return executionId;
   }
 
   @Test
