@@ -65,7 +65,7 @@ public final class Gate implements AutoCloseable {
     this.clock = clock;
     this.analyzer = new CallAnalyzer(options, keys, actors, jcs, audit != AuditSink.noop());
     this.leases = new LeaseKeeper(store, clock, options.heartbeat());
-    this.matcher = new Matcher(this, store, keys, clock);
+    this.matcher = new Matcher(this, store, clock);
   }
 
   /**

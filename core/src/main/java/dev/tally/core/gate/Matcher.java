@@ -6,7 +6,6 @@ import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.MatchKind;
 import dev.tally.core.execution.Transition;
 import dev.tally.core.fingerprint.Fingerprint;
-import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.TallyCode;
 import dev.tally.core.store.Claim;
 import dev.tally.core.store.ExecutionStore;
@@ -34,13 +33,11 @@ final class Matcher {
 
   private final Gate gate;
   private final ExecutionStore store;
-  private final KeyRing keys;
   private final Clock clock;
 
-  Matcher(Gate gate, ExecutionStore store, KeyRing keys, Clock clock) {
+  Matcher(Gate gate, ExecutionStore store, Clock clock) {
     this.gate = gate;
     this.store = store;
-    this.keys = keys;
     this.clock = clock;
   }
 
