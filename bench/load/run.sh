@@ -315,8 +315,10 @@ metric() { # name admin-url
 run_wrk() { # url workload seconds conns delay prefix [threads]
   local pin=()
   [[ -n $PIN_WRK ]] && pin=(taskset -c "$PIN_WRK")
+  local t=${7:-$THREADS}
+  ((t <= $4)) || t=$4 # wrk needs at least one connection per thread
   MCP_WORKLOAD=$2 MCP_DELAY_MS=$5 MCP_PREFIX=$6 \
-    "${pin[@]}" wrk -t"${7:-$THREADS}" -c"$4" -d"${3}s" --timeout 10s -s "$HERE/mcp.lua" "$1" |
+    "${pin[@]}" wrk -t"$t" -c"$4" -d"${3}s" --timeout 10s -s "$HERE/mcp.lua" "$1" |
     grep '^RESULT' | sed 's/^RESULT //'
 }
 
@@ -465,6 +467,15 @@ contenders_for() { # phase -> names
 declare -A WARMED
 run_phase() {
   local phase=$1 wl delay=0 conns=$CONNS c r secs
+  # list@16, lookup@1, effect@256 ...: the saturation workload at another connection count (the
+  # scale curves of report.html); recorded under that phase name, so report.md's tables keep 64.
+  if [[ $phase =~ ^(list|lookup|effect)@([0-9]+)$ ]]; then
+    conns=${BASH_REMATCH[2]}
+    ((conns >= 1)) || die "phase $phase: at least one connection"
+    wl=${BASH_REMATCH[1]}
+    run_sweep_phase "$phase" "$wl" "$conns"
+    return
+  fi
   case $phase in
     list | lookup | effect) wl=$phase ;;
     paced-lookup | paced-effect) wl=${phase#paced-}; delay=$PACED_DELAY_MS; conns=$PACED_CONNS ;;
@@ -492,6 +503,16 @@ run_phase() {
   [[ $delay != 0 ]] && secs_measured=$PACED_SAMPLE
   for r in $(seq 1 "$ROUNDS"); do
     for c in "${cs[@]}"; do sample "$phase" "$wl" "$c" "$r" "$delay" "$conns" "$secs_measured" 1; done
+  done
+}
+
+run_sweep_phase() { # phase workload conns
+  local phase=$1 wl=$2 conns=$3 c r cs
+  read -r -a cs <<<"$(contenders_for "$wl")"
+  log "phase $phase: ${cs[*]}"
+  for c in "${cs[@]}"; do sample "$phase" "$wl" "$c" 0 0 "$conns" "$WARMUP" 0; done
+  for r in $(seq 1 "$ROUNDS"); do
+    for c in "${cs[@]}"; do sample "$phase" "$wl" "$c" "$r" 0 "$conns" "$SAMPLE" 1; done
   done
 }
 
@@ -541,6 +562,7 @@ if [[ $PROFILE == 1 ]]; then
   done
 fi
 java -cp "$BENCH_JAR" dev.tally.bench.load.LoadReport "$OUT" >"$OUT/report.md"
+java -cp "$BENCH_JAR" dev.tally.bench.load.LoadExport "$OUT" # samples.csv, report.html
 if [[ $PROFILE == 1 ]]; then
   for n in "${SIDECAR_NAMES[@]}"; do
     [[ -s $OUT/$n.jfr ]] && java -cp "$BENCH_JAR" dev.tally.bench.load.JfrTop "$OUT/$n.jfr" >>"$OUT/report.md"
