@@ -215,13 +215,7 @@ public final class LoadExport {
       top = Math.max(top, s.max());
     }
     double scale = top <= 0 ? 0 : (w - left - 60) / top;
-    StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "<svg width=\"%d\" height=\"%d\" role=\"img\">", w, h))
-        .append("<title>")
-        .append(esc(title))
-        .append("</title><text x=\"0\" y=\"14\" font-weight=\"bold\">")
-        .append(esc(title))
-        .append("</text>");
+    StringBuilder sb = svg(w, h, title);
     int i = 0;
     for (var e : spreads.entrySet()) {
       int y = 24 + i * row;
@@ -272,13 +266,7 @@ public final class LoadExport {
     double span = hi - lo == 0 ? 1 : hi - lo;
     double plotW = w - left - 120;
     double plotH = h - bottom - 30;
-    StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT, "<svg width=\"%d\" height=\"%d\" role=\"img\">", w, h))
-        .append("<title>")
-        .append(esc(title))
-        .append("</title><text x=\"0\" y=\"14\" font-weight=\"bold\">")
-        .append(esc(title))
-        .append("</text>");
+    StringBuilder sb = svg(w, h, title);
     for (int x : xs) {
       double px = left + (Math.log(Math.max(1, x)) / Math.log(2) - lo) / span * plotW;
       sb.append(
@@ -316,6 +304,17 @@ public final class LoadExport {
       i++;
     }
     return sb.append("</svg>\n").toString();
+  }
+
+  /** An SVG element of {@code w} × {@code h} whose title and first line are {@code title}. */
+  private static StringBuilder svg(int w, int h, String title) {
+    return new StringBuilder()
+        .append(String.format(Locale.ROOT, "<svg width=\"%d\" height=\"%d\" role=\"img\">", w, h))
+        .append("<title>")
+        .append(esc(title))
+        .append("</title><text x=\"0\" y=\"14\" font-weight=\"bold\">")
+        .append(esc(title))
+        .append("</text>");
   }
 
   private static String fmt(double v) {

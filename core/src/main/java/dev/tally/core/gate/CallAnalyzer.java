@@ -75,16 +75,7 @@ final class CallAnalyzer {
     }
     try {
       JsonNode args = normalizer.normalize(call.arguments(), contract.fingerprint());
-      ActionRecord record =
-          new ActionRecord(
-              actor,
-              call.tool(),
-              ActionRecord.CHANNEL_MCP,
-              call.target(),
-              options.credentialRef(),
-              args,
-              scope);
-      byte[] canonical = record.canonicalBytes(jcs);
+      byte[] canonical = canonical(actor, call, args, scope);
       String summary = normalizer.summarize(call.arguments(), contract.fingerprint());
       return new Ok(
           new Identity(
@@ -117,16 +108,7 @@ final class CallAnalyzer {
       HmacKey k = olderKeys.get(i);
       String actor = actors.resolveUnder(call.headers(), k);
       JsonNode args = olderNormalizers.get(i).normalize(call.arguments(), contract.fingerprint());
-      byte[] canonical =
-          new ActionRecord(
-                  actor,
-                  call.tool(),
-                  ActionRecord.CHANNEL_MCP,
-                  call.target(),
-                  options.credentialRef(),
-                  args,
-                  scope)
-              .canonicalBytes(jcs);
+      byte[] canonical = canonical(actor, call, args, scope);
       Fingerprint fp = keys.fingerprint(k, canonical);
       out.add(
           new Identity.Alias(
@@ -137,6 +119,19 @@ final class CallAnalyzer {
                   : Identity.fingerprintMatchKey(fp)));
     }
     return out;
+  }
+
+  /** The canonical bytes of the call's action record (ARCHITECTURE.md §3). */
+  private byte[] canonical(String actor, ToolCall call, JsonNode args, String scope) {
+    return new ActionRecord(
+            actor,
+            call.tool(),
+            ActionRecord.CHANNEL_MCP,
+            call.target(),
+            options.credentialRef(),
+            args,
+            scope)
+        .canonicalBytes(jcs);
   }
 
   private String idempotencyKey(ToolCall call) throws InvalidInput {
