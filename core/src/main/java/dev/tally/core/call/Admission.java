@@ -43,6 +43,11 @@ public interface Admission {
       String clientVersion,
       String protocolVersion) {}
 
+  /** Pending confirmations, or {@code null} when calls cannot wait for a person here. */
+  default dev.tally.core.gate.Confirmations confirmations() {
+    return null;
+  }
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -64,6 +69,11 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
+      }
+
+      @Override
+      public dev.tally.core.gate.Confirmations confirmations() {
+        return gate.confirmations();
       }
 
       @Override
