@@ -48,6 +48,14 @@ public interface Admission {
     return null;
   }
 
+  /**
+   * Whether {@code tool} is listed in {@code tools/list} to the caller with {@code headers} (write
+   * control; see {@link Gate#lists}).
+   */
+  default boolean lists(String tool, Headers headers) {
+    return true;
+  }
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -69,6 +77,11 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
+      }
+
+      @Override
+      public boolean lists(String tool, Headers headers) {
+        return gate.lists(tool, headers);
       }
 
       @Override

@@ -46,7 +46,12 @@ public final class ConfigKeys {
           "tools.default.statusTool",
           "tools.default.confirmationRequired",
           "tools.default.onDisconnect",
-          "tools.default.replayWindow");
+          "tools.default.replayWindow",
+          "writes.enabled",
+          "writes.scopeHeader",
+          "writes.scope",
+          "confirmation.expiry",
+          "confirmation.url");
 
   /**
    * The prefixes of variables that belong to core sections; a variable with one of these prefixes
@@ -64,7 +69,9 @@ public final class ConfigKeys {
           "TALLY_INTENT_SCOPE_",
           "TALLY_LIMITS_",
           "TALLY_LEASE_",
-          "TALLY_TOOLS_");
+          "TALLY_TOOLS_",
+          "TALLY_WRITES_",
+          "TALLY_CONFIRMATION_");
 
   private ConfigKeys() {}
 

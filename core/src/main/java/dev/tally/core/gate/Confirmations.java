@@ -77,6 +77,7 @@ public final class Confirmations {
   private final ConfirmationConfig config;
   private final Clock clock;
   private final ToolCallReader reader = ToolCallReader.create(WireJson.defaults());
+  private volatile String base;
 
   Confirmations(
       Gate gate,
@@ -113,9 +114,21 @@ public final class Confirmations {
     return !now.isBefore(expiresAt(e));
   }
 
-  /** The link a person follows to decide on {@code id} ({@link ConfirmationConfig#url()}). */
+  /**
+   * The link a person follows to decide on {@code id}: under {@link ConfirmationConfig#url()}, else
+   * under the adapter's own address ({@link #useBase}).
+   */
   public String confirmUrl(ExecutionId id) {
-    return (config.url() == null ? "" : config.url()) + "/console/actions/" + id.value();
+    String b = config.url() != null ? config.url() : base;
+    return (b == null ? "" : b) + "/console/actions/" + id.value();
+  }
+
+  /**
+   * Where links point when {@code confirmation.url} is not set: the adapter calls it once at start
+   * with its admin address (known only once its port is bound).
+   */
+  public void useBase(String adminBase) {
+    this.base = adminBase;
   }
 
   /** The actor of a request with {@code headers}. */

@@ -11,6 +11,7 @@ import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalStats;
 import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.admin.AdminServer;
+import dev.tally.sidecar.internal.upstream.ConfirmedCalls;
 import dev.tally.store.postgres.PostgresExecutionStore;
 import dev.tally.store.postgres.PostgresStoreStats;
 import io.vertx.core.Future;
@@ -86,6 +87,7 @@ public final class TallyServer {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       TallyServer[] self = new TallyServer[1];
+      ConfirmedCalls confirmed = ConfirmedCalls.create(vertx, settings.sidecar());
       AdminServer admin =
           AdminServer.start(
                   vertx,
@@ -103,11 +105,26 @@ public final class TallyServer {
                     public String metrics() {
                       return self[0] == null ? "" : self[0].metrics();
                     }
-                  })
+                  },
+                  new AdminServer.Control(
+                      runtime.gate().confirmations(),
+                      runtime.gate().writes().writeSwitch(),
+                      confirmed::send,
+                      clock))
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       probe.start();
+      runtime
+          .gate()
+          .confirmations()
+          .useBase(
+              "http://"
+                  + new HostPort(
+                      settings.admin().listen().host().equals("0.0.0.0")
+                          ? "127.0.0.1"
+                          : settings.admin().listen().host(),
+                      admin.port()));
       self[0] = new TallyServer(vertx, runtime, sidecar, admin, probe, settings);
       return self[0];
     } catch (Exception | Error e) {
