@@ -254,7 +254,10 @@ class AdminApiIT {
 
     expectError(get("/v1/executions/not-an-id"), 400, "INVALID_ID");
     expectError(get("/v1/executions/act_01JD0000000000000000000000"), 404, "NOT_FOUND");
-    expectError(post("/v1/executions/act_01JD0000000000000000000000/cancel", ""), 404, "NOT_FOUND");
+    expectError(
+        post("/v1/executions/act_01JD0000000000000000000000/cancel", ""),
+        403,
+        "DECIDED_BY_ITS_ACTOR");
     expectError(post("/v1/executions/" + id + "/explode", ""), 404, "NOT_FOUND");
     expectError(get(resolve), 405, "METHOD_NOT_ALLOWED");
     expectError(post("/v1/executions", "{}"), 405, "METHOD_NOT_ALLOWED");
