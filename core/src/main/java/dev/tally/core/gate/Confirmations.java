@@ -182,8 +182,27 @@ public final class Confirmations {
     return leave(e, ExecutionState.EXPIRED, now);
   }
 
+  /**
+   * Confirmed for an adapter that cannot send a call by itself (the servlet filter): {@code
+   * execution} is {@code authorized}, and the agent's next retry of the call dispatches it under
+   * the same execution id.
+   */
+  public record Authorized(Execution execution) implements Outcome {}
+
   /** Confirms {@code id} for the caller with {@code headers}. Never fails but on a store error. */
   public CompletionStage<Outcome> confirm(ExecutionId id, Headers headers) {
+    return decide(id, headers, true);
+  }
+
+  /**
+   * As {@link #confirm}, with the same checks, for an adapter that cannot run the call itself: the
+   * call is only {@code authorized} ({@link Authorized}); its next retry dispatches it.
+   */
+  public CompletionStage<Outcome> authorize(ExecutionId id, Headers headers) {
+    return decide(id, headers, false);
+  }
+
+  private CompletionStage<Outcome> decide(ExecutionId id, Headers headers, boolean runHere) {
     String actor = actors.resolve(headers);
     return own(id, actor)
         .thenCompose(
@@ -222,6 +241,13 @@ public final class Confirmations {
                         if (call.isEmpty()) {
                           return reject(
                               e, now, "the call was not stored and cannot be run; it was rejected");
+                        }
+                        if (!runHere) {
+                          return store
+                              .transition(
+                                  Transition.to(e, ExecutionState.AUTHORIZED, now)
+                                      .withResult(WIPED, false))
+                              .thenApply(x -> (Outcome) new Authorized(x));
                         }
                         return run(e, contract, call.get(), now);
                       });

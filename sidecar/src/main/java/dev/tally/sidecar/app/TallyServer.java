@@ -30,6 +30,10 @@ import java.util.function.Consumer;
  */
 public final class TallyServer {
   private final Vertx vertx;
+
+  /** How often pending calls are checked for expiry (a retry or a decision checks at once). */
+  static final java.time.Duration EXPIRY_SWEEP = java.time.Duration.ofSeconds(15);
+
   private final TallyRuntime runtime;
   private final ExecutionStore store;
   private final Gate gate;
@@ -115,6 +119,10 @@ public final class TallyServer {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       probe.start();
+      // Pending calls whose time is up become expired even when nobody asks about them.
+      vertx.setPeriodic(
+          EXPIRY_SWEEP.toMillis(),
+          t -> runtime.gate().confirmations().expireDue().exceptionally(e -> 0));
       runtime
           .gate()
           .confirmations()

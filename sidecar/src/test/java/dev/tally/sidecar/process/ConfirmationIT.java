@@ -219,6 +219,62 @@ class ConfirmationIT {
     assertThat(bad.json().path("error").path("message").asText()).contains("enabled");
   }
 
+  @Test
+  void toolsListShowsWriteToolsOnlyToCallersTheSwitchLetsWrite() throws Exception {
+    assertThat(listed(ALICE)).containsExactlyInAnyOrder("create_ticket", "keyed_ticket");
+    send("POST", "/v1/writes", "{\"enabled\":false}", "Bearer " + TOKEN);
+    assertThat(listed(ALICE)).as("the next call sees the switch").isEmpty();
+    assertThat(pending(bob, "list-" + UUID.randomUUID())).as("hidden: an unknown tool").isEmpty();
+    send("POST", "/v1/writes", "{\"enabled\":true}", "Bearer " + TOKEN);
+    String aliceActor = actorOf(pending(alice, "list-a-" + UUID.randomUUID()));
+    send("POST", "/v1/writes", "{\"enabled\":false}", "Bearer " + TOKEN);
+    Reply on =
+        send(
+            "POST",
+            "/v1/writes",
+            "{\"actor\":\"" + aliceActor + "\",\"enabled\":true}",
+            "Bearer " + TOKEN);
+    assertThat(on.status()).as(on.body()).isEqualTo(200);
+    assertThat(listed(ALICE)).containsExactlyInAnyOrder("create_ticket", "keyed_ticket");
+    assertThat(listed(BOB)).isEmpty();
+  }
+
+  private List<String> listed(String authorization) throws Exception {
+    HttpRequest req =
+        HttpRequest.newBuilder(mcp)
+            .timeout(WAIT)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Authorization", authorization)
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}"))
+            .build();
+    HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+    String body = r.body();
+    if (body.startsWith("event:") || body.startsWith("data:") || body.startsWith("id:")) {
+      for (String line : body.split("\r?\n")) {
+        if (line.startsWith("data:") && line.contains("\"tools\"")) {
+          body = line.substring(5).trim();
+        }
+      }
+    }
+    JsonNode m = McpClient.JSON.readTree(body);
+    assertThat(m.path("result").path("tools").isArray()).as(r.body()).isTrue();
+    return m.path("result").path("tools").findValuesAsText("name");
+  }
+
+  /** The actor of the pending call {@code id}, or "" when there is none (the call was hidden). */
+  private String actorOf(String id) throws Exception {
+    return id.isEmpty()
+        ? ""
+        : send("GET", "/v1/executions/" + id, null, "Bearer " + TOKEN)
+            .json()
+            .path("actor")
+            .asText();
+  }
+
   private String pendingAfterOn(String title) throws Exception {
     send("POST", "/v1/writes", "{\"enabled\":true}", "Bearer " + TOKEN);
     return pending(alice, title);
@@ -230,6 +286,9 @@ class ConfirmationIT {
 
   private String pending(McpClient agent, String title) throws Exception {
     McpClient.Answer a = agent.call(mcp, 1, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    if (a.message().path("error").path("code").asInt() == -32602) {
+      return "";
+    }
     String id = a.result().path("structuredContent").path("actionId").asText();
     assertThat(id).as(a.body()).startsWith("act_");
     return id;
