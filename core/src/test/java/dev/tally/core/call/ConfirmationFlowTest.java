@@ -297,6 +297,78 @@ class ConfirmationFlowTest {
         .isEqualTo("REJECTED");
   }
 
+  @Test
+  void everyDecisionIsInTheAuditChainAndTheTimeline(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    gate.close();
+    store.close();
+    try (dev.tally.core.audit.AuditJournals journals =
+        dev.tally.core.audit.AuditJournals.open(
+            dir, dev.tally.core.audit.AuditOptions.defaults().withClock(clock))) {
+      store =
+          dev.tally.core.audit.AuditedExecutionStore.wrap(MemoryExecutionStore.create(), journals);
+      gate =
+          Gate.builder(store, KeyRing.of(HmacKey.of("k1", new byte[32])))
+              .options(GateOptions.defaults("owner-a"))
+              .contracts(
+                  ContractRegistry.of(
+                      Map.of(
+                          "pay",
+                          new ToolContract(
+                              "pay",
+                              ToolClass.IRREVERSIBLE,
+                              ToolContract.Source.CONFIGURATION,
+                              FingerprintRules.NONE,
+                              ToolContract.DEFAULT_ATTACH_WINDOW,
+                              ToolContract.DEFAULT_ATTACH_WAIT,
+                              ToolContract.DEFAULT_RESULT_RETENTION,
+                              dev.tally.core.contract.UnknownOutcomePolicy.REPORT,
+                              null,
+                              true,
+                              dev.tally.core.contract.DisconnectBehaviour.FINISH)),
+                      ToolContract.defaultFor("default")))
+              .actors(h -> h.get("X-Actor") == null ? "anonymous" : h.get("X-Actor"))
+              .clock(clock)
+              .audit(journals)
+              .build();
+      intake = CallIntake.create(Admission.of(gate), WireJson.defaults(), "http://up");
+      String cancelled = actionOf(answer(pay(1, ALICE, "k-c")));
+      cancel(cancelled, ALICE);
+      answer(pay(2, ALICE, "k-c"));
+      String expired = actionOf(answer(pay(3, ALICE, "k-e")));
+      String confirmed = actionOf(answer(pay(4, ALICE, "k-r")));
+      Confirmations.Execute run = (Confirmations.Execute) confirm(confirmed, ALICE);
+      run.inFlight().completed(200, bytes("{\"content\":[]}"), false).toCompletableFuture().join();
+      clock.advance(Duration.ofMinutes(31));
+      gate.confirmations().expireDue().toCompletableFuture().join();
+      journals.flush();
+      String c = dev.tally.core.audit.AuditTimeline.render(dir, java.util.Optional.of(cancelled));
+      assertThat(c).contains("pending_confirmation").contains("cancelled");
+      String e = dev.tally.core.audit.AuditTimeline.render(dir, java.util.Optional.of(expired));
+      assertThat(e).contains("expired");
+      String r = dev.tally.core.audit.AuditTimeline.render(dir, java.util.Optional.of(confirmed));
+      assertThat(r).contains("authorized").contains("dispatched").contains("completed");
+      String all =
+          new String(
+              java.nio.file.Files.readAllBytes(
+                  dir.resolve(dev.tally.core.audit.AuditFiles.ACTIVITY)),
+              StandardCharsets.UTF_8);
+      assertThat(all)
+          .as("no raw argument value reaches the audit chain")
+          .doesNotContain("4111111111111111")
+          .doesNotContain("tok-secret")
+          .contains("\"outcome\":\"cancelled\"");
+      assertThat(
+              dev.tally.core.audit.AuditVerifier.create(dev.tally.core.audit.Canonicalizer.jcs())
+                  .verify(dir, java.util.Optional.empty())
+                  .bad())
+          .as("the chain verifies")
+          .isEmpty();
+    } catch (java.io.IOException ex) {
+      throw new AssertionError(ex);
+    }
+  }
+
   // ---- write control -----------------------------------------------------------------
 
   @Test
