@@ -62,6 +62,10 @@ final class ActionRoutes {
           JsonNodeFactory.instance.objectNode().set("items", JsonNodeFactory.instance.arrayNode()));
       return;
     }
+    if (ctx.request().getParam("recent") != null) {
+      recent(ctx, actor);
+      return;
+    }
     Future.fromCompletionStage(
             confirmations
                 .expireDue()
@@ -85,6 +89,23 @@ final class ActionRoutes {
                     ctx, 200, JsonNodeFactory.instance.objectNode().set("items", items)))
         .onFailure(err -> storeDown(ctx));
   }
+
+  /** The caller's most recent executions ({@value #RECENT}), any state, with their timelines. */
+  private void recent(RoutingContext ctx, String actor) {
+    Future.fromCompletionStage(
+            store.list(new dev.tally.core.store.ExecutionQuery(null, null, actor, null, RECENT)),
+            ctx.vertx().getOrCreateContext())
+        .onSuccess(
+            page -> {
+              ArrayNode items = JsonNodeFactory.instance.arrayNode();
+              page.items().forEach(e -> items.add(ActivityRecord.of(e)));
+              AdminReplies.json(
+                  ctx, 200, JsonNodeFactory.instance.objectNode().set("items", items));
+            })
+        .onFailure(err -> storeDown(ctx));
+  }
+
+  static final int RECENT = 20;
 
   /** One of the caller's own actions, in any state; the neutral 404 otherwise. */
   void one(RoutingContext ctx) {

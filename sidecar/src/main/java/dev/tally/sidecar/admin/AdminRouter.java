@@ -64,6 +64,11 @@ final class AdminRouter {
         .handler(BodyHandler.create(false).setBodyLimit(AdminServer.MAX_BODY))
         .handler(actions::run);
     if (control != null) {
+      ConsoleRoutes console = new ConsoleRoutes();
+      r.get("/console").handler(console::page);
+      r.get("/console/actions/:id").handler(console::page);
+      r.get("/console/console.js").handler(console::script);
+      r.get("/console/console.css").handler(console::style);
       ActionRoutes own =
           new ActionRoutes(control.confirmations(), control.runner(), store, control.clock());
       r.get(ACTIONS).handler(own::list);
