@@ -94,7 +94,7 @@ class ConsoleBrowserIT {
     String item = "#focus-body li[data-action='" + p.id() + "']";
     browser.waitFor("document.querySelector(\"" + item + " button.confirm\")");
     String text = browser.eval("document.querySelector(\"" + item + "\").innerText").asText();
-    assertThat(text).contains("create_ticket").contains(title).contains("expires in 29 min");
+    assertThat(text).contains("create_ticket").contains(title).contains("expires in 30 min");
     assertThat(text).contains("cannot be undone");
     browser.eval("document.querySelector(\"" + item + " button.confirm\").click()");
     browser.waitFor("document.getElementById('message').textContent.startsWith('Confirmed')");
