@@ -56,6 +56,12 @@ public interface Admission {
     return true;
   }
 
+  /**
+   * Runs {@code r} whenever which tools callers may see changed (the write switch, issue 18), so an
+   * adapter can send {@code notifications/tools/list_changed}; by default never.
+   */
+  default void onToolsChanged(Runnable r) {}
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -77,6 +83,11 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
+      }
+
+      @Override
+      public void onToolsChanged(Runnable r) {
+        gate.writes().writeSwitch().onChange(r);
       }
 
       @Override
