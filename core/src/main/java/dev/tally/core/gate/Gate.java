@@ -49,6 +49,7 @@ public final class Gate implements AutoCloseable {
   private final ActorResolver actors;
   private final WriteControl writes;
   private final Confirmations confirmations;
+  private final StatusChecks statusChecks;
 
   private Gate(
       GateOptions options,
@@ -60,7 +61,9 @@ public final class Gate implements AutoCloseable {
       Clock clock,
       AuditSink audit,
       WriteControl writes,
-      dev.tally.core.config.ConfirmationConfig confirmation) {
+      dev.tally.core.config.ConfirmationConfig confirmation,
+      StatusLookup statusLookup) {
+    this.statusChecks = new StatusChecks(store, clock, statusLookup);
     this.audit = audit;
     this.writes = writes;
     this.confirmations =
@@ -94,6 +97,7 @@ public final class Gate implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private AuditSink audit = AuditSink.noop();
     private WriteControl writes = WriteControl.open();
+    private StatusLookup statusLookup = StatusLookup.NONE;
     private dev.tally.core.config.ConfirmationConfig confirmation =
         dev.tally.core.config.ConfirmationConfig.DEFAULT;
 
@@ -148,6 +152,12 @@ public final class Gate implements AutoCloseable {
       return this;
     }
 
+    /** How status tools are called upstream (default {@link StatusLookup#NONE}: never). */
+    public Builder statusLookup(StatusLookup s) {
+      this.statusLookup = Objects.requireNonNull(s, "statusLookup");
+      return this;
+    }
+
     /** How confirmations expire and link (default {@link ConfirmationConfig#DEFAULT}). */
     public Builder confirmation(dev.tally.core.config.ConfirmationConfig c) {
       this.confirmation = Objects.requireNonNull(c, "confirmation");
@@ -163,7 +173,8 @@ public final class Gate implements AutoCloseable {
           actors != null
               ? actors
               : dev.tally.core.actor.ActorResolvers.tokenHash("Authorization", keys);
-      return new Gate(o, store, contracts, keys, a, jcs, clock, audit, writes, confirmation);
+      return new Gate(
+          o, store, contracts, keys, a, jcs, clock, audit, writes, confirmation, statusLookup);
     }
   }
 
@@ -222,6 +233,10 @@ public final class Gate implements AutoCloseable {
   /** Who sees and may call write tools; its switch is live. */
   public WriteControl writes() {
     return writes;
+  }
+
+  StatusChecks statusChecks() {
+    return statusChecks;
   }
 
   /** Pending confirmations: expiry, links, the person's decision. */

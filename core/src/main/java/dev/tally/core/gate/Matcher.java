@@ -151,7 +151,15 @@ final class Matcher {
       case OUTCOME_UNKNOWN:
         return switch (contract.unknownOutcome()) {
           case REDISPATCH -> redispatch(call, id, e, deadline, races, true);
-          case REPORT, STATUS_CHECK -> done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, e));
+          case REPORT -> done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, e));
+          case STATUS_CHECK ->
+              gate.statusChecks()
+                  .settle(e, contract, call.headers())
+                  .thenCompose(
+                      x ->
+                          x.state() == ExecutionState.OUTCOME_UNKNOWN
+                              ? done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, x))
+                              : decide(call, id, deadline, races + 1));
         };
       case REJECTED:
         return done(new Decision.Respond(TallyCode.REJECTED, e));
