@@ -173,6 +173,7 @@ public final class TallyRuntime implements AutoCloseable {
     private String target = "upstream";
     private String owner;
     private String confirmBase;
+    private dev.tally.core.gate.StatusLookup statusLookup = dev.tally.core.gate.StatusLookup.NONE;
     private Clock clock = Clock.systemUTC();
     private Consumer<String> log = line -> {};
     private ExecutionStore store;
@@ -192,6 +193,12 @@ public final class TallyRuntime implements AutoCloseable {
      */
     public Builder confirmBase(String base) {
       this.confirmBase = base;
+      return this;
+    }
+
+    /** How status tools are called upstream (default none: unknown outcomes are reported). */
+    public Builder statusLookup(dev.tally.core.gate.StatusLookup l) {
+      this.statusLookup = java.util.Objects.requireNonNull(l, "statusLookup");
       return this;
     }
 
@@ -287,6 +294,7 @@ public final class TallyRuntime implements AutoCloseable {
                 .clock(clock)
                 .audit(audit.sink())
                 .writes(dev.tally.core.gate.WriteControl.of(config.writes()))
+                .statusLookup(statusLookup)
                 .confirmation(
                     config.confirmation().url() == null && confirmBase != null
                         ? config.confirmation().withUrl(confirmBase)

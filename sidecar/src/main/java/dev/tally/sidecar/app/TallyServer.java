@@ -68,8 +68,19 @@ public final class TallyServer {
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
     Objects.requireNonNull(config, "config");
+    // The status tools' client needs Vert.x, which starts after the runtime: bound below.
+    java.util.concurrent.atomic.AtomicReference<ConfirmedCalls> calls =
+        new java.util.concurrent.atomic.AtomicReference<>();
     TallyRuntime runtime =
         TallyRuntime.builder(config)
+            .statusLookup(
+                (tool, args, headers) -> {
+                  ConfirmedCalls c = calls.get();
+                  return c == null
+                      ? java.util.concurrent.CompletableFuture.completedFuture(
+                          java.util.Optional.empty())
+                      : c.lookup(tool, args, headers.get("Authorization")).toCompletionStage();
+                })
             .target(settings.sidecar().upstreamTarget())
             .owner(TallyRuntime.owner("sidecar"))
             .clock(clock)
@@ -92,6 +103,7 @@ public final class TallyServer {
               .get(30, TimeUnit.SECONDS);
       TallyServer[] self = new TallyServer[1];
       ConfirmedCalls confirmed = ConfirmedCalls.create(vertx, settings.sidecar());
+      calls.set(confirmed);
       AdminServer admin =
           AdminServer.start(
                   vertx,

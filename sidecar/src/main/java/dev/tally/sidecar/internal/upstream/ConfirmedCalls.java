@@ -116,6 +116,53 @@ public final class ConfirmedCalls implements AutoCloseable {
     return done.future();
   }
 
+  /**
+   * A status lookup (issue 18): a {@code tools/call} of {@code tool} with {@code argumentsJson}, on
+   * a session of the sidecar's own with {@code authorization} (the retrying caller's), as a
+   * 2025-era client, else a stateless 2026-07-28 one. Completes with the answer, or empty when none
+   * was had; never fails.
+   */
+  public Future<java.util.Optional<RpcOutcome>> lookup(
+      String tool, byte[] argumentsJson, String authorization) {
+    MultiMap auth = HttpHeaders.headers();
+    if (authorization != null) {
+      auth.set(HttpHeaders.AUTHORIZATION, authorization);
+    }
+    ObjectNode call = json.strict().createObjectNode();
+    call.put("jsonrpc", "2.0");
+    call.put("id", "tally-status");
+    call.put("method", Methods.TOOLS_CALL);
+    ObjectNode p = call.putObject("params");
+    p.put("name", tool);
+    try {
+      p.set("arguments", json.strict().readTree(argumentsJson));
+    } catch (IOException e) {
+      return Future.succeededFuture(java.util.Optional.empty());
+    }
+    JsonNode id = call.get("id");
+    return legacySession(auth)
+        .compose(
+            s ->
+                post(call, s, id)
+                    .map(a -> java.util.Optional.ofNullable(a.outcome()))
+                    .andThen(x -> endSession(s)))
+        .recover(
+            notLegacy -> {
+              MultiMap h =
+                  HttpHeaders.headers()
+                      .addAll(auth)
+                      .set(HeaderNames.PROTOCOL_VERSION, ProtocolVersions.MODERN)
+                      .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
+                      .set(HeaderNames.NAME, tool);
+              p.putObject("_meta")
+                  .put(
+                      dev.tally.core.mcp.McpNames.MetaKeys.PROTOCOL_VERSION,
+                      ProtocolVersions.MODERN);
+              return post(call, h, id).map(a -> java.util.Optional.ofNullable(a.outcome()));
+            })
+        .recover(e -> Future.succeededFuture(java.util.Optional.empty()));
+  }
+
   @Override
   public void close() {
     client.close();
