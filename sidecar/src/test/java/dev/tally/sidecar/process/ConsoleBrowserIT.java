@@ -32,6 +32,7 @@ class ConsoleBrowserIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String ALICE_TOKEN = "alice-console-token-0123456789";
   private static final String BOB_TOKEN = "bob-console-token-9876543210";
+  private static final String ADMIN_TOKEN = "admin-token-0123456789abcdef-0123456789";
 
   @RegisterExtension
   static final CountingUpstreamExtension UPSTREAM = new CountingUpstreamExtension();
@@ -64,7 +65,7 @@ class ConsoleBrowserIT {
   @BeforeEach
   void start() throws Exception {
     Path token = dir.resolve("admin.token");
-    Files.writeString(token, "admin-token-0123456789abcdef-0123456789\n");
+    Files.writeString(token, ADMIN_TOKEN + "\n");
     tally =
         InJvmTally.start(
             "journal:" + dir.resolve("journal"),
@@ -82,7 +83,10 @@ class ConsoleBrowserIT {
       tally.close();
     }
     alice.close();
-    assertThat(String.join("\n", log)).doesNotContain(ALICE_TOKEN).doesNotContain(BOB_TOKEN);
+    assertThat(String.join("\n", log))
+        .doesNotContain(ALICE_TOKEN)
+        .doesNotContain(BOB_TOKEN)
+        .doesNotContain(ADMIN_TOKEN);
   }
 
   @Test
@@ -160,6 +164,30 @@ class ConsoleBrowserIT {
         .isEqualTo("expired");
     assertThat(browser.eval("document.querySelectorAll('button.confirm').length").asInt()).isZero();
     assertThat(upstream.sideEffects(title)).isZero();
+  }
+
+  @Test
+  void theOperatorResolvesAnUnknownOutcomeInTheOperatorView() throws Exception {
+    String title = "browser-unknown-" + UUID.randomUUID();
+    upstream.script(title, CountingUpstream.Script.RESET);
+    McpClient.Answer lost =
+        alice.call(tally.mcp, 1, CountingUpstream.KEYED, title, "k-" + title, WAIT);
+    String id = lost.result().path("structuredContent").path("tally").path("executionId").asText();
+    assertThat(lost.tallyCode()).as(lost.body()).isEqualTo("OUTCOME_UNKNOWN");
+    browser.navigate(tally.admin("/console"));
+    browser.waitFor("document.getElementById('signin-form')");
+    browser.eval(
+        "document.getElementById('credential').value = "
+            + Chromium.quote(ADMIN_TOKEN)
+            + "; document.getElementById('operator').checked = true;"
+            + " document.getElementById('signin-button').click(); true");
+    String item = "#unknown-list li[data-action='" + id + "']";
+    browser.waitFor("document.querySelector(\"" + item + " button.resolve-failed\")");
+    browser.eval("document.querySelector(\"" + item + " button.resolve-failed\").click()");
+    browser.waitFor("document.getElementById('message').textContent === 'Resolved as failed.'");
+    browser.waitFor("!document.querySelector(\"" + item + "\")");
+    assertThat(browser.eval("document.documentElement.outerHTML").asText())
+        .doesNotContain(ADMIN_TOKEN);
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
