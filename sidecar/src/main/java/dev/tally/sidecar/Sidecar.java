@@ -52,6 +52,11 @@ public final class Sidecar {
     this.lister = lister;
   }
 
+  /** {@code notifications/tools/list_changed}, sent when write control changes what is listed. */
+  static final byte[] LIST_CHANGED =
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
   /** Starts a sidecar on {@code vertx}; the future completes once it is listening. */
   public static Future<Sidecar> start(Vertx vertx, SidecarOptions options, Gate gate) {
     return start(vertx, options, gate, ToolCatalogue.Keeper.NONE);
@@ -107,6 +112,8 @@ public final class Sidecar {
                 .withKeeper(keeper)
                 .withClock(clock));
     proxy.intake().catalogue().start();
+    // Issue 18: a change of the write switch changes what tools/list shows; tell sessions.
+    admission.onToolsChanged(() -> proxy.streams().notifyStandalone(LIST_CHANGED));
     int instances = options.effectiveEventLoops();
     int perLoop = Math.max(1, (options.upstreamMaxConnections() + instances - 1) / instances);
     int port =

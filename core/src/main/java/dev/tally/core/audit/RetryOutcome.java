@@ -18,7 +18,11 @@ public enum RetryOutcome {
   /** The execution's outcome is unknown; the contract's policy answered. */
   OUTCOME_UNKNOWN,
   /** The same idempotency key came with different arguments: {@code IDEMPOTENCY_KEY_REUSED}. */
-  KEY_REUSED;
+  KEY_REUSED,
+  /** The execution had been cancelled by its person; the same decision was returned. */
+  CANCELLED,
+  /** The execution's confirmation had expired; the same decision was returned. */
+  EXPIRED;
 
   /** The name written to the journal ({@code outcome_unknown}). */
   public String wireName() {

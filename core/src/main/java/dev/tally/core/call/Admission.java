@@ -43,6 +43,25 @@ public interface Admission {
       String clientVersion,
       String protocolVersion) {}
 
+  /** Pending confirmations, or {@code null} when calls cannot wait for a person here. */
+  default dev.tally.core.gate.Confirmations confirmations() {
+    return null;
+  }
+
+  /**
+   * Whether {@code tool} is listed in {@code tools/list} to the caller with {@code headers} (write
+   * control; see {@link Gate#lists}).
+   */
+  default boolean lists(String tool, Headers headers) {
+    return true;
+  }
+
+  /**
+   * Runs {@code r} whenever which tools callers may see changed (the write switch, issue 18), so an
+   * adapter can send {@code notifications/tools/list_changed}; by default never.
+   */
+  default void onToolsChanged(Runnable r) {}
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -64,6 +83,21 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
+      }
+
+      @Override
+      public void onToolsChanged(Runnable r) {
+        gate.writes().writeSwitch().onChange(r);
+      }
+
+      @Override
+      public boolean lists(String tool, Headers headers) {
+        return gate.lists(tool, headers);
+      }
+
+      @Override
+      public dev.tally.core.gate.Confirmations confirmations() {
+        return gate.confirmations();
       }
 
       @Override

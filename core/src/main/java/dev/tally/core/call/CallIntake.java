@@ -55,7 +55,7 @@ public final class CallIntake {
     this.listings = new ListingLearner(json, admission.contracts(), params);
     this.catalogue = new ToolCatalogue(listings, admission.contracts(), json, catalogue);
     this.target = target;
-    this.walk = new DecisionWalk(admission);
+    this.walk = new DecisionWalk(admission, target);
   }
 
   /**

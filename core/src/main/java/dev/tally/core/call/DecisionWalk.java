@@ -1,7 +1,9 @@
 package dev.tally.core.call;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.gate.Confirmations;
 import dev.tally.core.gate.Decision;
+import dev.tally.core.gate.PendingPreview;
 import dev.tally.core.mcp.TallyCode;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolCallEnvelope;
@@ -29,9 +31,15 @@ final class DecisionWalk {
           "the running execution could not be awaited; nothing more was sent, retry later");
 
   private final Admission admission;
+  private final String target;
 
   DecisionWalk(Admission admission) {
+    this(admission, "");
+  }
+
+  DecisionWalk(Admission admission, String target) {
     this.admission = admission;
+    this.target = target;
   }
 
   CompletionStage<CallReply> walk(Decision d, ToolCallEnvelope call) {
@@ -55,6 +63,11 @@ final class DecisionWalk {
                   admission.replayDelivered(r.execution());
                 }
               }));
+    }
+    if (d instanceof Decision.Respond r
+        && r.code() == TallyCode.PENDING_CONFIRMATION
+        && admission.confirmations() != null) {
+      return pending(admission.confirmations(), r.execution(), call);
     }
     if (d instanceof Decision.Respond r) {
       return done(
@@ -88,6 +101,31 @@ final class DecisionWalk {
               return done(CallReply.Refusal.of(id, AWAIT_FAILED));
             })
         .thenCompose(s -> s);
+  }
+
+  /**
+   * The pending result (issue 18), once the call it will run is stored with the execution: a store
+   * that cannot keep it refuses the call (nothing ran; the retry stores it).
+   */
+  private CompletionStage<CallReply> pending(
+      Confirmations c, dev.tally.core.execution.Execution e, ToolCallEnvelope call) {
+    JsonNode id = call.id();
+    return c.storeCall(e, call.original())
+        .handle(
+            (stored, err) -> {
+              if (err != null) {
+                return (CallReply) CallReply.Refusal.of(id, CallIntake.NOT_ADMITTED);
+              }
+              return new CallReply.Answer(
+                  ToolResults.pending(
+                      id,
+                      stored,
+                      c.expiresAt(stored),
+                      c.confirmUrl(stored.id()),
+                      PendingPreview.of(
+                          admission.contracts().resolve(stored.tool()), target, call.arguments())),
+                  Delivery.NONE);
+            });
   }
 
   private static CompletionStage<CallReply> done(CallReply r) {

@@ -47,7 +47,12 @@ public final class ConfigKeys {
           "tools.default.confirmationRequired",
           "tools.default.onDisconnect",
           "tools.default.replayWindow",
-          "tools.default.releaseOnError");
+          "tools.default.releaseOnError",
+          "writes.enabled",
+          "writes.scopeHeader",
+          "writes.scope",
+          "confirmation.expiry",
+          "confirmation.url");
 
   /**
    * The prefixes of variables that belong to core sections; a variable with one of these prefixes
@@ -65,7 +70,9 @@ public final class ConfigKeys {
           "TALLY_INTENT_SCOPE_",
           "TALLY_LIMITS_",
           "TALLY_LEASE_",
-          "TALLY_TOOLS_");
+          "TALLY_TOOLS_",
+          "TALLY_WRITES_",
+          "TALLY_CONFIRMATION_");
 
   private ConfigKeys() {}
 

@@ -50,6 +50,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  * @param store which execution store
  * @param storage how the embedded stores and the audit journals are tuned and placed
  * @param adapters the raw adapter sections
+ * @param writes who may use write tools, and the operator's switch
+ * @param confirmation how calls needing confirmation wait
  */
 public record TallyConfig(
     int version,
@@ -62,7 +64,9 @@ public record TallyConfig(
     HmacConfig hmac,
     StoreConfig store,
     StorageConfig storage,
-    AdapterSections adapters) {
+    AdapterSections adapters,
+    WritesConfig writes,
+    ConfirmationConfig confirmation) {
 
   public static final int VERSION = 1;
 
@@ -80,7 +84,9 @@ public record TallyConfig(
           "store",
           "journal",
           "memory",
-          "audit");
+          "audit",
+          "writes",
+          "confirmation");
 
   /** Larger configuration files are refused. */
   public static final int MAX_FILE_BYTES = 1 << 20;
@@ -114,7 +120,9 @@ public record TallyConfig(
         HmacConfig.DEFAULT,
         StoreConfig.DEFAULT,
         StorageConfig.DEFAULT,
-        AdapterSections.NONE);
+        AdapterSections.NONE,
+        WritesConfig.DEFAULT,
+        ConfirmationConfig.DEFAULT);
   }
 
   /** Loads {@code file} (or only defaults when {@code null}) with environment overrides. */
@@ -186,6 +194,8 @@ public record TallyConfig(
     StoreConfig store = CoreSections.store(r);
     StorageConfig storage =
         CoreSections.storage(r.section("journal"), r.section("memory"), r.section("audit"));
+    WritesConfig writes = ControlSections.writes(r.section("writes"));
+    ConfirmationConfig confirmation = ControlSections.confirmation(r.section("confirmation"));
     Map<String, JsonNode> adapters = new LinkedHashMap<>();
     for (String name : AdapterSections.NAMES) {
       if (r.has(name)) {
@@ -209,7 +219,9 @@ public record TallyConfig(
         hmac,
         store,
         storage,
-        AdapterSections.of(adapters));
+        AdapterSections.of(adapters),
+        writes,
+        confirmation);
   }
 
   private static ObjectNode readTree(String yaml, String source) {

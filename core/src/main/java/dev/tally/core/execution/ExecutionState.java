@@ -11,7 +11,9 @@ import java.util.Set;
  * <p>Implementation note: §5 leaves two arrows implicit, made explicit here: {@code outcome_unknown
  * -> dispatched} (a {@code keyed} tool is re-dispatched with the same execution id) and {@code
  * completed_not_delivered -> delivered} (a later replay reached the client). A failure before any
- * effect may also be recorded from {@code accepted} or {@code authorized}.
+ * effect may also be recorded from {@code accepted} or {@code authorized}. {@code
+ * pending_confirmation -> pending_confirmation} stores the call to run on confirmation (issue 18),
+ * and {@code pending_confirmation -> rejected} records a confirmation the rules refused.
  */
 public enum ExecutionState {
   ACCEPTED,
@@ -35,7 +37,8 @@ public enum ExecutionState {
   static {
     ACCEPTED.next = EnumSet.of(AUTHORIZED, REJECTED, FAILED, DISPATCHED, PENDING_CONFIRMATION);
     AUTHORIZED.next = EnumSet.of(DISPATCHED, PENDING_CONFIRMATION, FAILED);
-    PENDING_CONFIRMATION.next = EnumSet.of(AUTHORIZED, CANCELLED, EXPIRED);
+    PENDING_CONFIRMATION.next =
+        EnumSet.of(PENDING_CONFIRMATION, AUTHORIZED, CANCELLED, EXPIRED, REJECTED);
     DISPATCHED.next = EnumSet.of(COMPLETED, FAILED, OUTCOME_UNKNOWN);
     COMPLETED.next = EnumSet.of(DELIVERED, COMPLETED_NOT_DELIVERED);
     COMPLETED_NOT_DELIVERED.next = EnumSet.of(DELIVERED);
@@ -81,9 +84,14 @@ public enum ExecutionState {
     return this == COMPLETED || this == DELIVERED || this == COMPLETED_NOT_DELIVERED;
   }
 
-  /** The state releases the match key: a new call with the same identity starts anew. */
+  /**
+   * The state releases the match key: a new call with the same identity starts anew. Only a failure
+   * before any effect does; a cancelled, expired or rejected call keeps its key until its hold
+   * ends, so that an identical retry gets that decision back instead of a fresh request for
+   * approval.
+   */
   public boolean releasesKey() {
-    return this == FAILED || this == CANCELLED || this == EXPIRED;
+    return this == FAILED;
   }
 
   /** The name used on the wire, in journals and in the admin API ({@code outcome_unknown}). */

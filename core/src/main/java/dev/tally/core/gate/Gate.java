@@ -47,6 +47,9 @@ public final class Gate implements AutoCloseable {
   private final LeaseKeeper leases;
   private final AuditSink audit;
   private final ActorResolver actors;
+  private final WriteControl writes;
+  private final Confirmations confirmations;
+  private final StatusChecks statusChecks;
 
   private Gate(
       GateOptions options,
@@ -56,8 +59,15 @@ public final class Gate implements AutoCloseable {
       ActorResolver actors,
       Jcs jcs,
       Clock clock,
-      AuditSink audit) {
+      AuditSink audit,
+      WriteControl writes,
+      dev.tally.core.config.ConfirmationConfig confirmation,
+      StatusLookup statusLookup) {
+    this.statusChecks = new StatusChecks(store, clock, statusLookup);
     this.audit = audit;
+    this.writes = writes;
+    this.confirmations =
+        new Confirmations(this, store, contracts, actors, writes, confirmation, clock);
     this.actors = actors;
     this.options = options;
     this.store = store;
@@ -86,6 +96,10 @@ public final class Gate implements AutoCloseable {
     private Jcs jcs = Jcs.create();
     private Clock clock = Clock.systemUTC();
     private AuditSink audit = AuditSink.noop();
+    private WriteControl writes = WriteControl.open();
+    private StatusLookup statusLookup = StatusLookup.NONE;
+    private dev.tally.core.config.ConfirmationConfig confirmation =
+        dev.tally.core.config.ConfirmationConfig.DEFAULT;
 
     private Builder(ExecutionStore store, KeyRing keys) {
       this.store = Objects.requireNonNull(store, "store");
@@ -132,6 +146,24 @@ public final class Gate implements AutoCloseable {
       return this;
     }
 
+    /** Who sees and may call write tools (default {@link WriteControl#open()}: everyone). */
+    public Builder writes(WriteControl w) {
+      this.writes = Objects.requireNonNull(w, "writes");
+      return this;
+    }
+
+    /** How status tools are called upstream (default {@link StatusLookup#NONE}: never). */
+    public Builder statusLookup(StatusLookup s) {
+      this.statusLookup = Objects.requireNonNull(s, "statusLookup");
+      return this;
+    }
+
+    /** How confirmations expire and link (default {@link ConfirmationConfig#DEFAULT}). */
+    public Builder confirmation(dev.tally.core.config.ConfirmationConfig c) {
+      this.confirmation = Objects.requireNonNull(c, "confirmation");
+      return this;
+    }
+
     public Gate build() {
       GateOptions o =
           options != null
@@ -141,7 +173,8 @@ public final class Gate implements AutoCloseable {
           actors != null
               ? actors
               : dev.tally.core.actor.ActorResolvers.tokenHash("Authorization", keys);
-      return new Gate(o, store, contracts, keys, a, jcs, clock, audit);
+      return new Gate(
+          o, store, contracts, keys, a, jcs, clock, audit, writes, confirmation, statusLookup);
     }
   }
 
@@ -152,6 +185,10 @@ public final class Gate implements AutoCloseable {
    */
   public CompletionStage<Decision> admit(ToolCall call) {
     ToolContract contract = contracts.resolve(call.tool());
+    java.util.Optional<TallyError> hidden = hiddenFrom(call, contract);
+    if (hidden.isPresent()) {
+      return CompletableFuture.completedFuture(new Decision.Refuse(hidden.get()));
+    }
     if (contract.isReadOnly()) {
       return CompletableFuture.completedFuture(new Decision.PassThrough(contract));
     }
@@ -183,6 +220,40 @@ public final class Gate implements AutoCloseable {
         .decide(call, id, null)
         .thenApply(d -> reportRetry(d, session))
         .exceptionally(Gate::storeFailure);
+  }
+
+  /** Write control's refusal of {@code call}, answered as an unknown tool; empty when allowed. */
+  private java.util.Optional<TallyError> hiddenFrom(ToolCall call, ToolContract contract) {
+    if (contract.isReadOnly() && !writes.neverExposed(contract.tool())) {
+      return java.util.Optional.empty();
+    }
+    return writes.refusal(contract, actors.resolve(call.headers()), call.headers());
+  }
+
+  /** Who sees and may call write tools; its switch is live. */
+  public WriteControl writes() {
+    return writes;
+  }
+
+  StatusChecks statusChecks() {
+    return statusChecks;
+  }
+
+  /** Pending confirmations: expiry, links, the person's decision. */
+  public Confirmations confirmations() {
+    return confirmations;
+  }
+
+  /**
+   * Whether {@code tool} is listed to the caller with {@code headers} in {@code tools/list} (write
+   * control; see {@link WriteControl}).
+   */
+  public boolean lists(String tool, Headers headers) {
+    ToolContract c = contracts.resolve(tool);
+    if (c.isReadOnly() && !writes.neverExposed(tool)) {
+      return true;
+    }
+    return writes.verdict(c, actors.resolve(headers), headers) == WriteControl.Verdict.ALLOWED;
   }
 
   /**
@@ -269,6 +340,8 @@ public final class Gate implements AutoCloseable {
                 e.version() > 1 || e.timeline().size() > 2 ? RetryOutcome.PENDING : null;
             case IDEMPOTENCY_IN_PROGRESS -> RetryOutcome.ATTACHED;
             case RESULT_NOT_RETAINED -> RetryOutcome.REPLAYED;
+            case CONFIRMATION_CANCELLED -> RetryOutcome.CANCELLED;
+            case CONFIRMATION_EXPIRED -> RetryOutcome.EXPIRED;
           };
     }
     if (outcome != null) {
@@ -316,7 +389,7 @@ public final class Gate implements AutoCloseable {
    * that skips reading such a call whole.
    */
   public boolean passesThrough(String tool) {
-    return contracts.resolve(tool).isReadOnly();
+    return contracts.resolve(tool).isReadOnly() && !writes.neverExposed(tool);
   }
 
   public ExecutionStore store() {

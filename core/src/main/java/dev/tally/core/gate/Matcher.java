@@ -129,7 +129,16 @@ final class Matcher {
         }
         return attach(call, id, e, deadline);
       case PENDING_CONFIRMATION:
-        return done(new Decision.Respond(TallyCode.PENDING_CONFIRMATION, e));
+        return gate.confirmations()
+            .expireIfDue(e)
+            .thenCompose(
+                x ->
+                    x.state() == ExecutionState.PENDING_CONFIRMATION
+                            || x.state() == ExecutionState.EXPIRED
+                        ? done(decided(x))
+                        : decide(call, id, deadline, races + 1));
+      case CANCELLED, EXPIRED:
+        return done(decided(e));
       case DISPATCHED:
         if (e.awaitingInput()) {
           return continueAwaitingInput(call, id, e, deadline, races);
@@ -146,7 +155,15 @@ final class Matcher {
       case OUTCOME_UNKNOWN:
         return switch (contract.unknownOutcome()) {
           case REDISPATCH -> redispatch(call, id, e, deadline, races, true);
-          case REPORT, STATUS_CHECK -> done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, e));
+          case REPORT -> done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, e));
+          case STATUS_CHECK ->
+              gate.statusChecks()
+                  .settle(e, contract, call.headers())
+                  .thenCompose(
+                      x ->
+                          x.state() == ExecutionState.OUTCOME_UNKNOWN
+                              ? done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, x))
+                              : decide(call, id, deadline, races + 1));
         };
       case REJECTED:
         return done(new Decision.Respond(TallyCode.REJECTED, e));
@@ -154,6 +171,16 @@ final class Matcher {
         // Released between the claim and now: try again from the top.
         return decide(call, id, deadline, races + 1);
     }
+  }
+
+  /** The same decision for a retry of a call that waited for, or met, its person (issue 18). */
+  private static Decision decided(Execution e) {
+    return switch (e.state()) {
+      case CANCELLED -> new Decision.Respond(TallyCode.CONFIRMATION_CANCELLED, e);
+      case EXPIRED -> new Decision.Respond(TallyCode.CONFIRMATION_EXPIRED, e);
+      case REJECTED -> new Decision.Respond(TallyCode.REJECTED, e);
+      default -> new Decision.Respond(TallyCode.PENDING_CONFIRMATION, e);
+    };
   }
 
   private static boolean sameIntent(Execution e, Identity id) {

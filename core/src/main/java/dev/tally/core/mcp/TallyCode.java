@@ -19,6 +19,14 @@ public enum TallyCode {
   PENDING_CONFIRMATION(
       true,
       "The action waits for a human to confirm it. Retry with the same arguments after confirmation."),
+  CONFIRMATION_CANCELLED(
+      false,
+      "The action was cancelled by the person who had to confirm it and was not performed. Do not"
+          + " repeat it; to ask again on purpose, send a new idempotency key."),
+  CONFIRMATION_EXPIRED(
+      false,
+      "Nobody confirmed the action in time; it expired and was not performed. To ask again on"
+          + " purpose, send a new idempotency key."),
   RESULT_NOT_RETAINED(
       false,
       "The action completed, but its result was too large to keep. Do not repeat it; look the result up at its target.");

@@ -18,6 +18,13 @@ public record TallyError(Code code, String message) {
     INVALID_INTENT_SCOPE(400, -32602, false),
     INVALID_ARGUMENTS(400, -32602, false),
     INVALID_REQUEST(400, -32600, false),
+    /**
+     * A tool hidden from this caller by write control: answered exactly as the MCP specification's
+     * unknown tool (JSON-RPC -32602, no Tally data), so a hidden tool cannot be told from none.
+     */
+    UNKNOWN_TOOL(200, -32602, false),
+    /** A confirmation refused because the operator's write switch is off for the caller. */
+    MCP_WRITE_DISABLED(409, -32600, false),
     PARSE_ERROR(400, -32700, false),
     HEADER_MISMATCH(400, -32020, false),
     UNSUPPORTED_MEDIA_TYPE(415, -32600, false),

@@ -159,12 +159,58 @@ public final class ToolResults {
     return write(response);
   }
 
+  /**
+   * The answer to a call that waits for its person (issue 18): a tool result, not an error, whose
+   * {@code structuredContent} holds {@code status: "pending_confirmation"}, the {@code actionId}
+   * (the execution id), the {@code confirmUrl}, {@code expiresAt}, a human-readable {@code
+   * summary}, the {@code preview} (secrets masked) and the activity record under {@code tally}.
+   */
+  public static byte[] pending(
+      JsonNode id,
+      Execution execution,
+      java.time.Instant expiresAt,
+      String confirmUrl,
+      ObjectNode preview) {
+    String summary =
+        "Nothing was done yet: the person who authorized this app must confirm this action ("
+            + execution.tool()
+            + ") at "
+            + confirmUrl
+            + " before "
+            + expiresAt
+            + ". Retry the same call afterwards to get its result; until then it stays pending.";
+    ObjectNode sc = F.objectNode();
+    sc.put("status", "pending_confirmation");
+    sc.put("actionId", execution.id().value());
+    sc.put("confirmUrl", confirmUrl);
+    sc.put("expiresAt", expiresAt.toString());
+    sc.put("summary", summary);
+    sc.set("preview", preview);
+    ObjectNode tally = ActivityRecord.of(execution);
+    tally.put("code", TallyCode.PENDING_CONFIRMATION.name());
+    tally.put("retryable", true);
+    tally.put("next", TallyCode.PENDING_CONFIRMATION.next());
+    sc.set("tally", tally);
+    ObjectNode result = F.objectNode();
+    ObjectNode text = result.putArray("content").addObject();
+    text.put("type", "text");
+    text.put("text", summary);
+    result.put("isError", false);
+    result.set("structuredContent", sc);
+    ObjectNode response = envelope(id);
+    response.set("result", result);
+    return write(response);
+  }
+
   /** A JSON-RPC error response for a refusal (send with {@link TallyError.Code#httpStatus()}). */
   public static byte[] error(JsonNode id, TallyError error) {
     ObjectNode response = envelope(id);
     ObjectNode err = response.putObject("error");
     err.put("code", error.code().rpcCode());
     err.put("message", error.message());
+    if (error.code() == TallyError.Code.UNKNOWN_TOOL) {
+      return write(response);
+    }
     ObjectNode tally = err.putObject("data").putObject("tally");
     tally.put("code", error.code().name());
     tally.put("retryable", error.code().retryable());

@@ -172,6 +172,8 @@ public final class TallyRuntime implements AutoCloseable {
     private final TallyConfig config;
     private String target = "upstream";
     private String owner;
+    private String confirmBase;
+    private dev.tally.core.gate.StatusLookup statusLookup = dev.tally.core.gate.StatusLookup.NONE;
     private Clock clock = Clock.systemUTC();
     private Consumer<String> log = line -> {};
     private ExecutionStore store;
@@ -185,6 +187,21 @@ public final class TallyRuntime implements AutoCloseable {
     }
 
     /** What the calls reach (the sidecar's upstream, the filter's application), for the audit. */
+    /**
+     * Where confirm links point when {@code confirmation.url} is not set: the adapter's own admin
+     * address, like {@code http://127.0.0.1:9090} (default none: links are relative).
+     */
+    public Builder confirmBase(String base) {
+      this.confirmBase = base;
+      return this;
+    }
+
+    /** How status tools are called upstream (default none: unknown outcomes are reported). */
+    public Builder statusLookup(dev.tally.core.gate.StatusLookup l) {
+      this.statusLookup = java.util.Objects.requireNonNull(l, "statusLookup");
+      return this;
+    }
+
     public Builder target(String t) {
       this.target = Objects.requireNonNull(t, "target");
       return this;
@@ -276,6 +293,12 @@ public final class TallyRuntime implements AutoCloseable {
                 .jcs(Jcs.create(config.limits().canonical()))
                 .clock(clock)
                 .audit(audit.sink())
+                .writes(dev.tally.core.gate.WriteControl.of(config.writes()))
+                .statusLookup(statusLookup)
+                .confirmation(
+                    config.confirmation().url() == null && confirmBase != null
+                        ? config.confirmation().withUrl(confirmBase)
+                        : config.confirmation())
                 .build();
         // Only beside a journal store opened here: a store the caller handed in is not the one
         // the configuration names, whose directory must then stay untouched.

@@ -118,7 +118,7 @@ class TallyConfigTest {
         .containsExactly(
             "tool: unknown key (did you mean tools?) (expected one of: version, tools, actor,"
                 + " idempotency, intentScope, limits, lease, hmac, store, journal, memory, audit,"
-                + " sidecar, admin, filter, stream, upstream)",
+                + " writes, confirmation, sidecar, admin, filter, stream, upstream)",
             "limits.maxJsonDeph: unknown key (did you mean maxJsonDepth?) (expected one of:"
                 + " maxRequestBytes, maxJsonDepth, maxResultBytes)");
   }

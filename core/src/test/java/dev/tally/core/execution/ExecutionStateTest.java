@@ -16,7 +16,9 @@ class ExecutionStateTest {
           Map.entry(
               ACCEPTED, EnumSet.of(AUTHORIZED, REJECTED, FAILED, DISPATCHED, PENDING_CONFIRMATION)),
           Map.entry(AUTHORIZED, EnumSet.of(DISPATCHED, PENDING_CONFIRMATION, FAILED)),
-          Map.entry(PENDING_CONFIRMATION, EnumSet.of(AUTHORIZED, CANCELLED, EXPIRED)),
+          Map.entry(
+              PENDING_CONFIRMATION,
+              EnumSet.of(PENDING_CONFIRMATION, AUTHORIZED, CANCELLED, EXPIRED, REJECTED)),
           Map.entry(DISPATCHED, EnumSet.of(COMPLETED, FAILED, OUTCOME_UNKNOWN)),
           Map.entry(COMPLETED, EnumSet.of(DELIVERED, COMPLETED_NOT_DELIVERED)),
           Map.entry(COMPLETED_NOT_DELIVERED, EnumSet.of(DELIVERED)),
@@ -46,7 +48,7 @@ class ExecutionStateTest {
   @Test
   void onlyFailureLikeStatesReleaseTheKeyAndOnlyResultStatesReplay() {
     assertThat(EnumSet.allOf(ExecutionState.class).stream().filter(ExecutionState::releasesKey))
-        .containsExactlyInAnyOrder(FAILED, CANCELLED, EXPIRED);
+        .containsExactlyInAnyOrder(FAILED);
     assertThat(EnumSet.allOf(ExecutionState.class).stream().filter(ExecutionState::hasResult))
         .containsExactlyInAnyOrder(COMPLETED, DELIVERED, COMPLETED_NOT_DELIVERED);
     assertThat(OUTCOME_UNKNOWN.mayHaveEffect()).isTrue();

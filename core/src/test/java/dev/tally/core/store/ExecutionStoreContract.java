@@ -160,7 +160,7 @@ public abstract class ExecutionStoreContract {
   }
 
   @ParameterizedTest
-  @EnumSource(names = {"FAILED", "CANCELLED", "EXPIRED"})
+  @EnumSource(names = {"FAILED"})
   void releasingStatesFreeTheKey(ExecutionState released) {
     String key = Executions.uniqueKey();
     reach(released, candidate().matchKey(key));
@@ -168,6 +168,21 @@ public abstract class ExecutionStoreContract {
     assertThat(await(store.findHolder(key, clock.instant()))).isEmpty();
     Execution next = claimed(candidate().matchKey(key));
     assertThat(await(store.findHolder(key, clock.instant()))).contains(next);
+  }
+
+  /**
+   * A call its person cancelled, or whose confirmation expired, keeps its key (issue 18): the
+   * identical retry finds it and gets that decision back, never a fresh request for approval.
+   */
+  @ParameterizedTest
+  @EnumSource(names = {"CANCELLED", "EXPIRED", "REJECTED"})
+  void decidedConfirmationsKeepTheKey(ExecutionState decided) {
+    String key = Executions.uniqueKey();
+    Execution e = reach(decided, candidate().matchKey(key));
+    assertThat(await(store.findHolder(key, clock.instant()))).contains(e);
+    Claim c = await(store.claim(candidate().matchKey(key).build(), clock.instant()));
+    assertThat(c).isNotInstanceOf(Claim.Won.class);
+    assertThat(c.execution().id()).isEqualTo(e.id());
   }
 
   /** {@code e} moved to delivered with its hold shortened to {@code holdFor} from then. */

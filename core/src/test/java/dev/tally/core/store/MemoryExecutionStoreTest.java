@@ -58,8 +58,7 @@ class MemoryExecutionStoreTest extends ExecutionStoreContract {
 
     List<Execution> released = new ArrayList<>();
     for (int i = 0; i < 150; i++) {
-      released.add(
-          reach(i % 2 == 0 ? ExecutionState.FAILED : ExecutionState.CANCELLED, candidate()));
+      released.add(reach(ExecutionState.FAILED, candidate()));
       released.add(reach(ExecutionState.DELIVERED, candidate().kind(MatchKind.FINGERPRINT)));
     }
 

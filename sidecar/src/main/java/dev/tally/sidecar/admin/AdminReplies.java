@@ -62,7 +62,7 @@ final class AdminReplies {
               if (e == null) {
                 error(ctx, 404, "NOT_FOUND", "no such execution");
               } else {
-                json(ctx, 200, ActivityRecord.of(e));
+                json(ctx, 200, withActor(e));
               }
             })
         .onFailure(
@@ -78,6 +78,16 @@ final class AdminReplies {
                 error(ctx, 503, "STORE_UNAVAILABLE", "the store cannot record this now; retry");
               }
             });
+  }
+
+  /**
+   * The activity record of {@code e} with its {@code actor} (the resolved actor id, never a
+   * credential), which only the operator's views show: revoking an actor needs it.
+   */
+  static ObjectNode withActor(Execution e) {
+    ObjectNode o = ActivityRecord.of(e);
+    o.put("actor", e.actor());
+    return o;
   }
 
   /** {@code {"status":s}}. */

@@ -28,6 +28,9 @@ import java.util.Set;
  */
 final class AdminRouter {
   private static final String EXECUTIONS = "/v1/executions";
+  private static final String ACTIONS = "/v1/actions";
+  private static final String WRITES = "/v1/writes";
+  private static final String ACTORS = "/v1/actors";
   private static final Set<String> PROBES = Set.of("/healthz", "/readyz", "/metrics");
 
   private AdminRouter() {}
@@ -38,7 +41,8 @@ final class AdminRouter {
       ExecutionStore store,
       Operator operator,
       Duration retention,
-      AdminServer.Probe probe) {
+      AdminServer.Probe probe,
+      AdminServer.Control control) {
     AdminGuard guard = AdminGuard.of(options);
     AdminAuth auth = AdminAuth.of(options);
     ProbeHandlers probes = new ProbeHandlers(probe);
@@ -59,6 +63,29 @@ final class AdminRouter {
     r.post(EXECUTIONS + "/:id/:action")
         .handler(BodyHandler.create(false).setBodyLimit(AdminServer.MAX_BODY))
         .handler(actions::run);
+    if (control != null) {
+      ConsoleRoutes console = new ConsoleRoutes();
+      r.get("/console").handler(console::page);
+      r.get("/console/actions/:id").handler(console::page);
+      r.get("/console/console.js").handler(console::script);
+      r.get("/console/console.css").handler(console::style);
+      ActionRoutes own =
+          new ActionRoutes(control.confirmations(), control.runner(), store, control.clock());
+      r.get(ACTIONS).handler(own::list);
+      r.get(ACTIONS + "/:id").handler(own::one);
+      r.post(ACTIONS + "/:id/:action").handler(own::prepare);
+      r.post(ACTIONS + "/:id/:action")
+          .handler(BodyHandler.create(false).setBodyLimit(AdminServer.MAX_BODY))
+          .handler(own::decide);
+      WriteRoutes writes = new WriteRoutes(control.writeSwitch(), control.confirmations());
+      r.route(WRITES).handler(ctx -> authorize(ctx, auth));
+      r.route(ACTORS + "/*").handler(ctx -> authorize(ctx, auth));
+      r.get(WRITES).handler(writes::show);
+      r.post(WRITES)
+          .handler(BodyHandler.create(false).setBodyLimit(AdminServer.MAX_BODY))
+          .handler(writes::change);
+      r.post(ACTORS + "/:actor/:action").handler(writes::actor);
+    }
     r.route(EXECUTIONS + "/*")
         .handler(
             ctx ->

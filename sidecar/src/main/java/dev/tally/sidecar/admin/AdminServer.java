@@ -36,7 +36,22 @@ public final class AdminServer {
     String metrics();
   }
 
-  /** Starts the admin endpoint. */
+  /**
+   * What the admin port needs for people's own actions and the write switch (issue 18): the gate's
+   * confirmations and switch, how a confirmed call is run (the execution and the confirming
+   * request's {@code Authorization}), and the clock of time left.
+   */
+  public record Control(
+      dev.tally.core.gate.Confirmations confirmations,
+      dev.tally.core.gate.WriteSwitch writeSwitch,
+      java.util.function.BiFunction<
+              dev.tally.core.gate.Confirmations.Execute,
+              String,
+              Future<dev.tally.core.execution.Execution>>
+          runner,
+      java.time.Clock clock) {}
+
+  /** Starts the admin endpoint without people's actions or the write switch. */
   public static Future<AdminServer> start(
       Vertx vertx,
       AdminOptions options,
@@ -44,13 +59,25 @@ public final class AdminServer {
       Operator operator,
       Duration resolveRetention,
       Probe probe) {
+    return start(vertx, options, store, operator, resolveRetention, probe, null);
+  }
+
+  /** Starts the admin endpoint. */
+  public static Future<AdminServer> start(
+      Vertx vertx,
+      AdminOptions options,
+      ExecutionStore store,
+      Operator operator,
+      Duration resolveRetention,
+      Probe probe,
+      Control control) {
     return vertx
         .createHttpServer(
             new HttpServerOptions()
                 .setHost(options.listen().host())
                 .setPort(options.listen().port()))
         .requestHandler(
-            AdminRouter.create(vertx, options, store, operator, resolveRetention, probe))
+            AdminRouter.create(vertx, options, store, operator, resolveRetention, probe, control))
         .listen()
         .map(AdminServer::new);
   }

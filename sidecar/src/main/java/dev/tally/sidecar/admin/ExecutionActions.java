@@ -61,8 +61,16 @@ final class ExecutionActions {
       return;
     }
     switch (action) {
-      case "confirm" -> AdminReplies.execution(ctx, operator.confirm(id));
-      case "cancel" -> AdminReplies.execution(ctx, operator.cancel(id));
+      case "confirm", "cancel" ->
+          AdminReplies.error(
+              ctx,
+              403,
+              "DECIDED_BY_ITS_ACTOR",
+              "only the actor that made the call may "
+                  + action
+                  + " it: POST /v1/actions/{id}/"
+                  + action
+                  + " with its own credential (or the console)");
       default -> resolve(ctx, id, body.object());
     }
   }

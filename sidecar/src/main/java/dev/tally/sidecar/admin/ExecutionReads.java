@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
-import dev.tally.core.mcp.ActivityRecord;
 import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
 import io.vertx.core.Future;
@@ -92,7 +91,7 @@ final class ExecutionReads {
             page -> {
               ObjectNode o = JsonNodeFactory.instance.objectNode();
               ArrayNode items = o.putArray("items");
-              page.items().forEach(e -> items.add(ActivityRecord.of(e)));
+              page.items().forEach(e -> items.add(AdminReplies.withActor(e)));
               if (page.next() != null) {
                 o.put("next", page.next());
               }

@@ -11,6 +11,7 @@ import dev.tally.core.store.journal.JournalExecutionStore;
 import dev.tally.core.store.journal.JournalStats;
 import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.admin.AdminServer;
+import dev.tally.sidecar.internal.upstream.ConfirmedCalls;
 import dev.tally.store.postgres.PostgresExecutionStore;
 import dev.tally.store.postgres.PostgresStoreStats;
 import io.vertx.core.Future;
@@ -29,6 +30,10 @@ import java.util.function.Consumer;
  */
 public final class TallyServer {
   private final Vertx vertx;
+
+  /** How often pending calls are checked for expiry (a retry or a decision checks at once). */
+  static final java.time.Duration EXPIRY_SWEEP = java.time.Duration.ofSeconds(15);
+
   private final TallyRuntime runtime;
   private final ExecutionStore store;
   private final Gate gate;
@@ -63,8 +68,19 @@ public final class TallyServer {
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
     Objects.requireNonNull(config, "config");
+    // The status tools' client needs Vert.x, which starts after the runtime: bound below.
+    java.util.concurrent.atomic.AtomicReference<ConfirmedCalls> calls =
+        new java.util.concurrent.atomic.AtomicReference<>();
     TallyRuntime runtime =
         TallyRuntime.builder(config)
+            .statusLookup(
+                (tool, args, headers) -> {
+                  ConfirmedCalls c = calls.get();
+                  return c == null
+                      ? java.util.concurrent.CompletableFuture.completedFuture(
+                          java.util.Optional.empty())
+                      : c.lookup(tool, args, headers.get("Authorization")).toCompletionStage();
+                })
             .target(settings.sidecar().upstreamTarget())
             .owner(TallyRuntime.owner("sidecar"))
             .clock(clock)
@@ -86,6 +102,8 @@ public final class TallyServer {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       TallyServer[] self = new TallyServer[1];
+      ConfirmedCalls confirmed = ConfirmedCalls.create(vertx, settings.sidecar());
+      calls.set(confirmed);
       AdminServer admin =
           AdminServer.start(
                   vertx,
@@ -103,11 +121,30 @@ public final class TallyServer {
                     public String metrics() {
                       return self[0] == null ? "" : self[0].metrics();
                     }
-                  })
+                  },
+                  new AdminServer.Control(
+                      runtime.gate().confirmations(),
+                      runtime.gate().writes().writeSwitch(),
+                      confirmed::send,
+                      clock))
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       probe.start();
+      // Pending calls whose time is up become expired even when nobody asks about them.
+      vertx.setPeriodic(
+          EXPIRY_SWEEP.toMillis(),
+          t -> runtime.gate().confirmations().expireDue().exceptionally(e -> 0));
+      runtime
+          .gate()
+          .confirmations()
+          .useBase(
+              "http://"
+                  + new HostPort(
+                      settings.admin().listen().host().equals("0.0.0.0")
+                          ? "127.0.0.1"
+                          : settings.admin().listen().host(),
+                      admin.port()));
       self[0] = new TallyServer(vertx, runtime, sidecar, admin, probe, settings);
       return self[0];
     } catch (Exception | Error e) {

@@ -57,7 +57,9 @@ public final class Demo {
               + "\n"
               + "hmac:\n  keyFile: "
               + dir.resolve("hmac.keys")
-              + "\n";
+              + "\n"
+              + "writes:\n  enabled: true\n"
+              + "tools:\n  close_ticket:\n    confirmationRequired: true\n";
       dev.tally.core.fingerprint.KeyFiles.generate(dir.resolve("hmac.keys"), Clock.systemUTC());
       TallyConfig cfg = TallyConfig.parse(yaml, "demo configuration", ConfigOverrides.none());
       SidecarSettings settings = SidecarSettings.from(cfg, ConfigOverrides.ofEnv(Map.of()));
@@ -152,10 +154,56 @@ public final class Demo {
         upstream.sideEffects() == 3 && !e4.equals(e2),
         "a third ticket for the deliberate second call");
 
+    out.println(
+        "5. The agent calls close_ticket {\"ticket\":\"T-1\"}, a tool a person must confirm.");
+    JsonNode r5 = agent.call(14, "close_ticket", "{\"ticket\":\"T-1\"}");
+    JsonNode pending = r5.at("/result/structuredContent");
+    String e5 = pending.path("actionId").asText();
+    out.println(
+        "   -> "
+            + pending.path("status").asText("?")
+            + ": nothing was done yet; server side effects: "
+            + upstream.sideEffects());
+    out.println(
+        "      confirm at "
+            + pending.path("confirmUrl").asText()
+            + " before "
+            + pending.path("expiresAt").asText());
+    expect(
+        "pending_confirmation".equals(pending.path("status").asText())
+            && upstream.sideEffects() == 3,
+        "step 5 waits for its person");
+    out.println(
+        "   The person confirms through the console's API (POST /v1/actions/" + e5 + "/confirm).");
+    JsonNode confirmed = agent.confirm(e5);
+    out.println(
+        "   -> Tally ran the call itself: execution "
+            + e5
+            + " is "
+            + confirmed.path("state").asText("?")
+            + " (\""
+            + confirmed.at("/result/content/0/text").asText("?")
+            + "\"); server side effects: "
+            + upstream.sideEffects()
+            + ", Idempotency-Key "
+            + upstream.lastIdempotencyKey());
+    expect(
+        upstream.sideEffects() == 4 && e5.equals(upstream.lastIdempotencyKey()),
+        "the confirmed call ran once, under its own execution id");
+    JsonNode r6 = agent.call(15, "close_ticket", "{\"ticket\":\"T-1\"}");
+    out.println(
+        "   The agent retries: "
+            + r6.at("/result/content/0/text").asText()
+            + " (replayed from "
+            + r6.at("/result/_meta/dev.tally~1replay/executionId").asText("?")
+            + "); server side effects: "
+            + upstream.sideEffects());
+    expect(upstream.sideEffects() == 4, "the retry of the confirmed call is a replay");
+
     out.println();
     out.println(
-        "Result: 3 intended actions, 3 side effects. Without Tally the retry in step 3 would");
-    out.println("have created a duplicate ticket (4 side effects).");
+        "Result: 4 intended actions, 4 side effects. Without Tally the retry in step 3 would");
+    out.println("have created a duplicate ticket, and close_ticket would have run unconfirmed.");
   }
 
   /** Waits until the server saw a write call with an execution id other than {@code previous}. */

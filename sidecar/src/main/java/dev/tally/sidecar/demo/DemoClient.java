@@ -22,6 +22,10 @@ final class DemoClient {
   private final URI admin;
   private String session;
 
+  /** The demo agent's own credential: its actor, and what confirms its calls (never printed). */
+  private final String authorization =
+      "Bearer demo-agent-" + java.util.UUID.randomUUID().toString();
+
   DemoClient(URI mcp, URI admin) {
     this.mcp = mcp;
     this.admin = admin;
@@ -60,6 +64,7 @@ final class DemoClient {
       if (session != null) {
         h.append("Mcp-Session-Id: ").append(session).append("\r\n");
       }
+      h.append("Authorization: ").append(authorization).append("\r\n");
       h.append("Content-Length: ").append(b.length).append("\r\n\r\n");
       OutputStream out = s.getOutputStream();
       out.write(h.toString().getBytes(StandardCharsets.US_ASCII));
@@ -78,6 +83,23 @@ final class DemoClient {
     return parse(r.body());
   }
 
+  /**
+   * Confirms the pending call {@code id} as its person would in the console: {@code POST
+   * /v1/actions/{id}/confirm} with the agent's own credential. Returns the answer (the call ran).
+   */
+  JsonNode confirm(String id) throws IOException, InterruptedException {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(admin.resolve("/v1/actions/" + id + "/confirm"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", authorization)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return parse(r.body());
+  }
+
   private HttpResponse<String> post(String body) throws IOException, InterruptedException {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(mcp)
@@ -85,6 +107,7 @@ final class DemoClient {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Authorization", authorization)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
       b.header("Mcp-Session-Id", session);

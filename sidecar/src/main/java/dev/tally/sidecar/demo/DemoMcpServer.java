@@ -134,7 +134,7 @@ public final class DemoMcpServer {
       reply(req, 200, result(id, text("0 tickets match", F.objectNode())));
       return;
     }
-    if (!tool.equals("create_ticket")) {
+    if (!tool.equals("create_ticket") && !tool.equals("close_ticket")) {
       reply(req, 200, error(id, -32602, "unknown tool: " + tool));
       return;
     }
@@ -153,7 +153,16 @@ public final class DemoMcpServer {
           if (executionId != null) {
             structured.put("executionId", executionId);
           }
-          reply(req, 200, result(id, text("created ticket T-" + n, structured)));
+          reply(
+              req,
+              200,
+              result(
+                  id,
+                  text(
+                      tool.equals("close_ticket")
+                          ? "closed ticket " + params.path("arguments").path("ticket").asText("?")
+                          : "created ticket T-" + n,
+                      structured)));
         });
   }
 
@@ -166,6 +175,12 @@ public final class DemoMcpServer {
     ObjectNode schema = create.putObject("inputSchema");
     schema.put("type", "object");
     schema.putObject("properties").putObject("title").put("type", "string");
+    ObjectNode close = tools.addObject();
+    close.put("name", "close_ticket");
+    close.put("description", "Closes a ticket (a side effect a person must confirm).");
+    ObjectNode closeSchema = close.putObject("inputSchema");
+    closeSchema.put("type", "object");
+    closeSchema.putObject("properties").putObject("ticket").put("type", "string");
     ObjectNode search = tools.addObject();
     search.put("name", "search_tickets");
     search.put("description", "Searches tickets.");

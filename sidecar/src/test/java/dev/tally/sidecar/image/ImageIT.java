@@ -88,7 +88,7 @@ class ImageIT {
     // The whole path: Vert.x, the journal store, the gate, a replayed retry.
     Result demo = inImage(List.of("demo"), 120);
     assertThat(demo.code()).as(demo.output()).isZero();
-    assertThat(demo.output()).contains("3 intended actions, 3 side effects");
+    assertThat(demo.output()).contains("4 intended actions, 4 side effects");
   }
 
   record Result(int code, String output) {}

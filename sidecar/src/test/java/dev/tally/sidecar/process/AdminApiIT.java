@@ -148,7 +148,7 @@ class AdminApiIT {
   }
 
   @Test
-  void aCallNeedingConfirmationIsDispatchedOnlyAfterAnOperatorConfirmsIt() throws Exception {
+  void theOperatorTokenCannotConfirmOrCancelAnActorsPendingCall() throws Exception {
     start("tools:\n  create_ticket:\n    confirmationRequired: true\n");
     String title = "admin-confirm";
     McpClient.Answer first = agent.call(mcp, 1, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
@@ -158,43 +158,13 @@ class AdminApiIT {
     McpClient.Answer stillPending =
         agent.call(mcp, 2, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
     assertThat(stillPending.tallyCode()).isEqualTo("PENDING_CONFIRMATION");
+
+    // Issue 18: only the actor that made the call decides (/v1/actions; ConfirmationIT).
+    expectError(post("/v1/executions/" + id + "/confirm", ""), 403, "DECIDED_BY_ITS_ACTOR");
+    expectError(post("/v1/executions/" + id + "/cancel", ""), 403, "DECIDED_BY_ITS_ACTOR");
+    assertThat(get("/v1/executions/" + id).json().path("state").asText())
+        .isEqualTo("pending_confirmation");
     assertThat(upstream.sideEffects(title)).isZero();
-
-    Reply confirmed = post("/v1/executions/" + id + "/confirm", "");
-    assertThat(confirmed.status()).as(confirmed.body()).isEqualTo(200);
-    assertThat(confirmed.json().path("state").asText()).isEqualTo("authorized");
-
-    McpClient.Answer run = agent.call(mcp, 3, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
-    assertThat(run.isToolResult()).as(run.body()).isTrue();
-    assertThat(upstream.sideEffects(title)).isOne();
-    assertThat(upstream.receipts(title).get(0).executionId()).isEqualTo(id);
-    assertThat(upstream.receipts(title).get(0).idempotencyKey()).isEqualTo(id);
-
-    Reply twice = post("/v1/executions/" + id + "/confirm", "");
-    assertThat(twice.status()).isEqualTo(409);
-    assertThat(twice.errorCode()).isEqualTo("WRONG_STATE");
-    Reply cancelLate = post("/v1/executions/" + id + "/cancel", "");
-    assertThat(cancelLate.status()).isEqualTo(409);
-    assertThat(upstream.sideEffects(title)).isOne();
-  }
-
-  @Test
-  void aCancelledCallIsNeverDispatched() throws Exception {
-    start("tools:\n  create_ticket:\n    confirmationRequired: true\n");
-    String title = "admin-cancel";
-    McpClient.Answer first = agent.call(mcp, 1, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
-    String id = first.result().path("structuredContent").path("tally").path("executionId").asText();
-
-    Reply cancelled = post("/v1/executions/" + id + "/cancel", "");
-    assertThat(cancelled.status()).as(cancelled.body()).isEqualTo(200);
-    assertThat(cancelled.json().path("state").asText()).isEqualTo("cancelled");
-    assertThat(post("/v1/executions/" + id + "/confirm", "").status()).isEqualTo(409);
-
-    // The same call again is a new request for confirmation; the cancelled one stays cancelled.
-    McpClient.Answer again = agent.call(mcp, 2, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
-    assertThat(again.tallyCode()).as(again.body()).isEqualTo("PENDING_CONFIRMATION");
-    assertThat(upstream.sideEffects(title)).isZero();
-    assertThat(get("/v1/executions/" + id).json().path("state").asText()).isEqualTo("cancelled");
   }
 
   // ---- listing --------------------------------------------------------------------------------
@@ -284,7 +254,10 @@ class AdminApiIT {
 
     expectError(get("/v1/executions/not-an-id"), 400, "INVALID_ID");
     expectError(get("/v1/executions/act_01JD0000000000000000000000"), 404, "NOT_FOUND");
-    expectError(post("/v1/executions/act_01JD0000000000000000000000/cancel", ""), 404, "NOT_FOUND");
+    expectError(
+        post("/v1/executions/act_01JD0000000000000000000000/cancel", ""),
+        403,
+        "DECIDED_BY_ITS_ACTOR");
     expectError(post("/v1/executions/" + id + "/explode", ""), 404, "NOT_FOUND");
     expectError(get(resolve), 405, "METHOD_NOT_ALLOWED");
     expectError(post("/v1/executions", "{}"), 405, "METHOD_NOT_ALLOWED");
@@ -300,7 +273,7 @@ class AdminApiIT {
     expectError(post(resolve, "{\"outcome\":\"completed\"}"), 400, "INVALID_BODY");
     expectError(
         post(resolve, "{\"outcome\":\"completed\",\"result\":\"T-1\"}"), 400, "INVALID_BODY");
-    expectError(post("/v1/executions/" + id + "/confirm", ""), 409, "WRONG_STATE");
+    expectError(post("/v1/executions/" + id + "/confirm", ""), 403, "DECIDED_BY_ITS_ACTOR");
 
     assertThat(get("/v1/executions/" + id).json().path("state").asText())
         .as("nothing above changed the execution")

@@ -225,6 +225,10 @@ final class CountingUpstream {
   private void call(HttpServerRequest req, JsonNode msg, JsonNode id) {
     JsonNode params = msg.path("params");
     String tool = params.path("name").asText("");
+    if (tool.equals(STATUS)) {
+      status(req, params, id);
+      return;
+    }
     if (!tool.equals(IRREVERSIBLE) && !tool.equals(KEYED)) {
       reply(req, error(id, -32602, "unknown tool"));
       return;
@@ -286,6 +290,50 @@ final class CountingUpstream {
       vertx.setTimer(script.delay().toMillis(), t -> answer.run());
     }
   }
+
+  /**
+   * The status tool (issue 18): {@code {"executionId"}} → {@code status: completed} with the ticket
+   * a call under that execution id created, or {@code not_found}. Counts its lookups.
+   */
+  private void status(HttpServerRequest req, JsonNode params, JsonNode id) {
+    statusLookups.incrementAndGet();
+    String executionId = params.path("arguments").path("executionId").asText("");
+    ObjectNode structured = F.objectNode();
+    Receipt found = null;
+    for (List<Receipt> list : receipts.values()) {
+      synchronized (list) {
+        for (Receipt r : list) {
+          if (executionId.equals(r.executionId()) && !r.tool().equals(STATUS)) {
+            found = r;
+          }
+        }
+      }
+    }
+    if (found == null) {
+      structured.put("status", "not_found");
+    } else {
+      structured.put("status", "completed");
+      ObjectNode result = structured.putObject("result");
+      result
+          .putArray("content")
+          .addObject()
+          .put("type", "text")
+          .put("text", "found ticket for " + found.title());
+    }
+    ObjectNode r = F.objectNode();
+    r.putArray("content")
+        .addObject()
+        .put("type", "text")
+        .put("text", structured.path("status").asText());
+    r.set("structuredContent", structured);
+    reply(req, result(id, r));
+  }
+
+  /** How many times the status tool was asked. */
+  final java.util.concurrent.atomic.AtomicInteger statusLookups =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  static final String STATUS = "ticket_status";
 
   private static ObjectNode tools() {
     ObjectNode r = F.objectNode();

@@ -35,8 +35,15 @@ class DemoIT {
               .results()
               .map(r -> r.group(1))
               .toList();
-      assertThat(counts).containsExactly("1", "2", "2", "3");
-      assertThat(out).contains("3 intended actions, 3 side effects");
+      assertThat(counts).containsExactly("1", "2", "2", "3", "3", "4", "4");
+      assertThat(out).contains("4 intended actions, 4 side effects");
+      // Issue 18: the confirmed write, end to end, with its link printed.
+      assertThat(out)
+          .containsPattern(
+              "confirm at http://127\\.0\\.0\\.1:\\d+/console/actions/act_\\w+ before ")
+          .contains("Tally ran the call itself")
+          .contains("is completed_not_delivered")
+          .doesNotContain("demo-agent-");
       assertThat(p.stderr()).isEmpty();
     }
   }

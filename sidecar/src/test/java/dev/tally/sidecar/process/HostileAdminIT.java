@@ -120,12 +120,12 @@ class HostileAdminIT {
     assertThat(upstream.sideEffects(title)).isZero();
 
     Answer operator = post(confirm, TOKEN, "application/json", "");
-    assertThat(operator.status).as(operator.body).isEqualTo(200);
-    assertThat(operator.body).contains("\"state\":\"authorized\"");
+    assertThat(operator.status).as(operator.body).isEqualTo(403);
+    assertThat(operator.body).contains("DECIDED_BY_ITS_ACTOR");
     McpClient.Answer run =
         agent.call(tally.mcp(), 3, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
-    assertThat(run.isToolResult()).as(run.body()).isTrue();
-    assertThat(upstream.sideEffects(title)).isOne();
+    assertThat(run.tallyCode()).as(run.body()).isEqualTo("PENDING_CONFIRMATION");
+    assertThat(upstream.sideEffects(title)).isZero();
   }
 
   @Test

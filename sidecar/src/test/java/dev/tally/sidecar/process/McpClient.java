@@ -40,6 +40,17 @@ final class McpClient implements AutoCloseable {
           });
   private final HttpClient admin =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private final String authorization;
+
+  /** A client that sends no credential (its actor is {@code anonymous}). */
+  McpClient() {
+    this(null);
+  }
+
+  /** A client whose calls carry {@code Authorization: <authorization>} (may be null). */
+  McpClient(String authorization) {
+    this.authorization = authorization;
+  }
 
   /** An HTTP answer: status and the JSON-RPC message (the last one, for an SSE body). */
   record Answer(int status, String body, JsonNode message) {
@@ -125,6 +136,9 @@ final class McpClient implements AutoCloseable {
     h.append("Connection: close\r\n");
     if (idempotencyKey != null) {
       h.append("Idempotency-Key: ").append(idempotencyKey).append("\r\n");
+    }
+    if (authorization != null) {
+      h.append("Authorization: ").append(authorization).append("\r\n");
     }
     h.append("Content-Length: ").append(body.length).append("\r\n\r\n");
     Socket s = new Socket();

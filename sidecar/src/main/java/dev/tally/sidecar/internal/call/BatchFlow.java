@@ -81,7 +81,10 @@ public final class BatchFlow {
             e.length(),
             request ? e.id() : null,
             McpNames.Methods.TOOLS_LIST.equals(e.method())
-                ? new LearnTap(ctx.intake().listings(), e.id())
+                ? new LearnTap(
+                    ctx.intake().listings(),
+                    e.id(),
+                    tool -> ctx.admission().lists(tool, req.headers()::get))
                 : null);
     if (e.kind() == BatchElement.Kind.TOOLS_CALL) {
       CallPipeline.run(ctx, e.scan(), bytes, e.offset(), e.length(), req, port);

@@ -6,15 +6,32 @@ import dev.tally.core.call.ListingLearner;
 import dev.tally.sidecar.internal.relay.MessageTap;
 import io.vertx.core.Future;
 
-/** Hands the answer to a {@code tools/list} to core's {@link ListingLearner}; changes nothing. */
+/**
+ * Hands the answer to a {@code tools/list} to core's {@link ListingLearner}, and relays it without
+ * the tools write control hides from this caller ({@link dev.tally.core.call.ListingFilter}).
+ */
 public final class LearnTap implements MessageTap {
   private final ListingLearner learner;
   private final JsonNode requestId;
   private boolean done;
 
+  private final java.util.function.Predicate<String> shown;
+
   public LearnTap(ListingLearner learner, JsonNode requestId) {
+    this(learner, requestId, tool -> true);
+  }
+
+  /** Also hides from the answer the tools {@code shown} refuses (write control, issue 18). */
+  public LearnTap(
+      ListingLearner learner, JsonNode requestId, java.util.function.Predicate<String> shown) {
     this.learner = learner;
     this.requestId = requestId;
+    this.shown = shown;
+  }
+
+  @Override
+  public byte[] rewrite(byte[] message) {
+    return dev.tally.core.call.ListingFilter.filter(message, requestId, shown);
   }
 
   @Override

@@ -116,10 +116,12 @@ final class SlotPort implements AnswerPort {
           @Override
           public void message(byte[] message) {
             if (id != null && RpcResponseWatcher.outcomeOf(message, id) != null) {
+              byte[] shown = message;
               if (tap != null) {
                 tap.onMessage(message);
+                shown = tap.rewrite(message);
               }
-              slot.tryComplete(BatchSlot.of(message));
+              slot.tryComplete(BatchSlot.of(shown));
             }
           }
 

@@ -104,7 +104,11 @@ final class PostFlow {
     ClientCancellation.notice(ctx, req, scan, bytes, off, len);
     MessageTap tap = null;
     if (scan.isRequestFor(Methods.TOOLS_LIST)) {
-      tap = new LearnTap(ctx.intake().listings(), scan.id());
+      tap =
+          new LearnTap(
+              ctx.intake().listings(),
+              scan.id(),
+              tool -> ctx.admission().lists(tool, req.headers()::get));
     } else if (scan.isRequestFor(Methods.INITIALIZE) && !modern) {
       tap =
           new SessionTap(

@@ -22,6 +22,15 @@ public interface MessageTap {
   Future<Delivery> onMessage(byte[] message);
 
   /**
+   * The bytes relayed for {@code message}, after {@link #onMessage} saw it: {@code message} itself
+   * unless the tap must change what the client sees (write control hides tools from a {@code
+   * tools/list} answer).
+   */
+  default byte[] rewrite(byte[] message) {
+    return message;
+  }
+
+  /**
    * Whether the call this tap watches has its outcome recorded already (its answer, or a failure
    * such as a timeout); taps that record nothing say {@code false}.
    */

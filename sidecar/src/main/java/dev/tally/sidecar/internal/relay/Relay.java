@@ -180,8 +180,8 @@ public final class Relay {
         new MessageReader.Sink() {
           @Override
           public void message(byte[] message) {
-            answer[0] = message;
             Future<Delivery> gate = tap.onMessage(message);
+            answer[0] = tap.rewrite(message);
             if (gate != null) {
               held[0] = gate;
             }

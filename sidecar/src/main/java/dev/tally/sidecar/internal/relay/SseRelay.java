@@ -277,8 +277,13 @@ public final class SseRelay {
     process(clean);
   }
 
-  private void process(SseEvent e) {
-    Future<Delivery> hold = tap == null || !e.hasData() ? null : tap.onMessage(e.data());
+  private void process(SseEvent seen) {
+    Future<Delivery> hold = tap == null || !seen.hasData() ? null : tap.onMessage(seen.data());
+    byte[] shown = tap == null || !seen.hasData() ? null : tap.rewrite(seen.data());
+    SseEvent e =
+        shown == null || shown == seen.data()
+            ? seen
+            : new SseEvent(seen.id(), seen.type(), shown, seen.retry(), false);
     if (hold == null) {
       buffer.append(e, Delivery.NONE);
       return;

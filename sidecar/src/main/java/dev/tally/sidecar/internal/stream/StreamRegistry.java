@@ -61,6 +61,22 @@ public final class StreamRegistry {
     }
   }
 
+  /**
+   * Appends {@code message} (one JSON-RPC notification) to every session's live standalone stream:
+   * what the server-to-client channel of a 2025-era session is for. Returns how many streams got
+   * it. A 2026-07-28 client has no such stream and asks again on its next {@code tools/list}.
+   */
+  public int notifyStandalone(byte[] message) {
+    int n = 0;
+    for (StreamBuffer b : standalone.values()) {
+      if (!b.ended()) {
+        b.append(dev.tally.core.mcp.SseEvent.message(message), dev.tally.core.call.Delivery.NONE);
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** The stream a cursor points into, or {@code null}. */
   public StreamBuffer find(EventId cursor) {
     return cursor == null ? null : streams.get(cursor.stream());

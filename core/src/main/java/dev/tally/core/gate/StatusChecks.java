@@ -1,0 +1,130 @@
+package dev.tally.core.gate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tally.core.contract.ToolContract;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.execution.ExecutionState;
+import dev.tally.core.execution.Transition;
+import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.store.ExecutionStore;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Settles an {@code outcome_unknown} execution of a {@code status_check} contract by asking its
+ * {@code statusTool} (issue 18), before its retry is answered. The status tool is called with
+ * {@code {"executionId": "<id>"}} (the id the upstream got as {@code Idempotency-Key}) and must
+ * answer a tool result whose {@code structuredContent.status} is:
+ *
+ * <ul>
+ *   <li>{@code "completed"} with {@code structuredContent.result} (the call's own tool result): the
+ *       execution is recorded {@code completed} with it, and the retry replays it;
+ *   <li>{@code "not_found"}: the call never took effect; the execution is recorded {@code failed},
+ *       which releases its key, and the retry runs anew.
+ * </ul>
+ *
+ * Anything else (no answer, an error, another status) leaves it {@code outcome_unknown}, and the
+ * retry gets {@code OUTCOME_UNKNOWN}. At most {@link #MAX_ATTEMPTS} lookups are made per execution
+ * by this instance; every settlement is a recorded transition (so in the audit chain).
+ */
+public final class StatusChecks {
+  /** Lookups per execution before the answer stays {@code OUTCOME_UNKNOWN}. */
+  public static final int MAX_ATTEMPTS = 3;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ExecutionStore store;
+  private final Clock clock;
+  private final StatusLookup lookup;
+  private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+  StatusChecks(ExecutionStore store, Clock clock, StatusLookup lookup) {
+    this.store = store;
+    this.clock = clock;
+    this.lookup = lookup;
+  }
+
+  /**
+   * Asks {@code contract}'s status tool about {@code e}; completes with the execution as settled,
+   * or {@code e} unchanged when the lookup did not settle it. Never fails.
+   */
+  CompletionStage<Execution> settle(Execution e, ToolContract contract, Headers headers) {
+    if (lookup == StatusLookup.NONE || contract.statusTool() == null) {
+      return CompletableFuture.completedFuture(e);
+    }
+    AtomicInteger n = attempts.computeIfAbsent(e.id().value(), k -> new AtomicInteger());
+    if (n.incrementAndGet() > MAX_ATTEMPTS) {
+      return CompletableFuture.completedFuture(e);
+    }
+    ObjectNode args = JSON.createObjectNode();
+    args.put("executionId", e.id().value());
+    byte[] body;
+    try {
+      body = JSON.writeValueAsBytes(args);
+    } catch (IOException x) {
+      return CompletableFuture.completedFuture(e);
+    }
+    return lookup
+        .call(contract.statusTool(), body, headers)
+        .thenCompose(answer -> apply(e, contract, answer))
+        .exceptionally(err -> e);
+  }
+
+  private CompletionStage<Execution> apply(
+      Execution e, ToolContract contract, Optional<RpcOutcome> answer) {
+    if (answer.isEmpty() || !(answer.get() instanceof RpcOutcome.Result r) || r.isError()) {
+      return CompletableFuture.completedFuture(e);
+    }
+    JsonNode sc;
+    try {
+      sc = JSON.readTree(r.result()).path("structuredContent");
+    } catch (IOException x) {
+      return CompletableFuture.completedFuture(e);
+    }
+    Instant now = clock.instant();
+    String status = sc.path("status").asText("");
+    if (status.equals("not_found")) {
+      attempts.remove(e.id().value());
+      return store
+          .transition(Transition.to(e, ExecutionState.FAILED, now).clearingLease())
+          .exceptionally(err -> e);
+    }
+    JsonNode result = sc.get("result");
+    if (!status.equals("completed") || result == null || !result.isObject()) {
+      return CompletableFuture.completedFuture(e);
+    }
+    byte[] bytes;
+    try {
+      bytes = JSON.writeValueAsBytes(result);
+    } catch (IOException x) {
+      return CompletableFuture.completedFuture(e);
+    }
+    attempts.remove(e.id().value());
+    // As an operator's resolve: no client has this result yet, so it is recorded not delivered
+    // and the retry's replay makes it delivered.
+    return store
+        .transition(
+            Transition.to(e, ExecutionState.COMPLETED, now)
+                .clearingLease()
+                .withResult(bytes, result.path("isError").asBoolean(false))
+                .withRetainUntil(now.plus(contract.resultRetention())))
+        .thenCompose(
+            completed ->
+                store
+                    .transition(
+                        Transition.to(
+                            completed, ExecutionState.COMPLETED_NOT_DELIVERED, clock.instant()))
+                    .exceptionally(err -> completed))
+        .exceptionally(err -> e);
+  }
+}

@@ -1,0 +1,384 @@
+package dev.tally.sidecar.internal.upstream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tally.core.call.Delivery;
+import dev.tally.core.call.DispatchRecorder;
+import dev.tally.core.execution.Execution;
+import dev.tally.core.gate.Confirmations;
+import dev.tally.core.mcp.McpNames.HeaderNames;
+import dev.tally.core.mcp.McpNames.Methods;
+import dev.tally.core.mcp.MediaTypes;
+import dev.tally.core.mcp.ProtocolVersions;
+import dev.tally.core.mcp.RpcOutcome;
+import dev.tally.core.mcp.RpcResponseWatcher;
+import dev.tally.core.mcp.WireJson;
+import dev.tally.sidecar.SidecarOptions;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Runs a call its person confirmed (issue 18): the sidecar itself sends the stored {@code
+ * tools/call} upstream, with {@code Idempotency-Key: <execution id>}, the execution id in {@code
+ * _meta} and the confirming request's {@code Authorization} (the same actor's credential), and
+ * settles the execution from the answer through core's {@link DispatchRecorder}, as for any
+ * dispatched call. No client waits for the answer, so a result is recorded {@code
+ * completed_not_delivered}: the agent's retry replays it.
+ *
+ * <p>A call from a 2025-era client is sent on a session of the sidecar's own ({@code initialize},
+ * {@code notifications/initialized}, the call, {@code DELETE}); a 2026-07-28 call is sent stateless
+ * with its {@code MCP-Protocol-Version}, {@code Mcp-Method} and {@code Mcp-Name} headers. Nothing
+ * is sent before {@code dispatched} is durable; a failure before the call went out records it
+ * failed before any effect.
+ */
+public final class ConfirmedCalls implements AutoCloseable {
+  static final String LEGACY_VERSION = "2025-11-25";
+  private static final String CLIENT_NAME = "tally-sidecar-confirm";
+
+  private final HttpClient client;
+  private final URI upstream;
+  private final String requestUri;
+  private final Map<String, String> headers;
+  private final long timeoutMs;
+  private final int maxBytes;
+  private final WireJson json = WireJson.defaults();
+
+  private ConfirmedCalls(Vertx vertx, SidecarOptions options) {
+    this.upstream = options.upstream();
+    this.client =
+        vertx.createHttpClient(
+            new HttpClientOptions()
+                .setSsl("https".equalsIgnoreCase(upstream.getScheme()))
+                .setKeepAlive(true)
+                .setDecompressionSupported(false)
+                .setConnectTimeout(
+                    (int)
+                        Math.min(Integer.MAX_VALUE, options.upstreamConnectTimeout().toMillis())));
+    String path =
+        upstream.getRawPath() == null || upstream.getRawPath().isEmpty()
+            ? "/"
+            : upstream.getRawPath();
+    this.requestUri = upstream.getRawQuery() == null ? path : path + "?" + upstream.getRawQuery();
+    this.headers = options.listToolsHeaders();
+    this.timeoutMs = options.upstreamTimeout().toMillis();
+    this.maxBytes = options.maxResponseBytes();
+  }
+
+  public static ConfirmedCalls create(Vertx vertx, SidecarOptions options) {
+    return new ConfirmedCalls(vertx, options);
+  }
+
+  /**
+   * Sends {@code run} upstream with {@code authorization} (may be null) and completes with the
+   * execution as it was settled. Never fails: every failure is recorded on the execution.
+   */
+  public Future<Execution> send(Confirmations.Execute run, String authorization) {
+    DispatchRecorder recorder = DispatchRecorder.of(run.inFlight(), run.call().id());
+    MultiMap h = HttpHeaders.headers();
+    if (authorization != null) {
+      h.set(HttpHeaders.AUTHORIZATION, authorization);
+    }
+    String modern = run.call().metaVersion();
+    Future<MultiMap> session;
+    if (modern != null && ProtocolVersions.isModern(modern)) {
+      h.set(HeaderNames.PROTOCOL_VERSION, modern)
+          .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
+          .set(HeaderNames.NAME, run.call().tool());
+      session = Future.succeededFuture(h);
+    } else {
+      session = legacySession(h);
+    }
+    Promise<Execution> done = Promise.promise();
+    session
+        .onFailure(
+            e -> {
+              recorder.unreachable();
+              done.complete(run.inFlight().execution());
+            })
+        .onSuccess(
+            s -> {
+              s.set(HeaderNames.IDEMPOTENCY_KEY, run.inFlight().id().value());
+              call(run, recorder, s, done);
+              done.future().onComplete(x -> endSession(s));
+            });
+    return done.future();
+  }
+
+  /**
+   * A status lookup (issue 18): a {@code tools/call} of {@code tool} with {@code argumentsJson}, on
+   * a session of the sidecar's own with {@code authorization} (the retrying caller's), as a
+   * 2025-era client, else a stateless 2026-07-28 one. Completes with the answer, or empty when none
+   * was had; never fails.
+   */
+  public Future<java.util.Optional<RpcOutcome>> lookup(
+      String tool, byte[] argumentsJson, String authorization) {
+    MultiMap auth = HttpHeaders.headers();
+    if (authorization != null) {
+      auth.set(HttpHeaders.AUTHORIZATION, authorization);
+    }
+    ObjectNode call = json.strict().createObjectNode();
+    call.put("jsonrpc", "2.0");
+    call.put("id", "tally-status");
+    call.put("method", Methods.TOOLS_CALL);
+    ObjectNode p = call.putObject("params");
+    p.put("name", tool);
+    try {
+      p.set("arguments", json.strict().readTree(argumentsJson));
+    } catch (IOException e) {
+      return Future.succeededFuture(java.util.Optional.empty());
+    }
+    JsonNode id = call.get("id");
+    return legacySession(auth)
+        .compose(
+            s ->
+                post(call, s, id)
+                    .map(a -> java.util.Optional.ofNullable(a.outcome()))
+                    .andThen(x -> endSession(s)))
+        .recover(
+            notLegacy -> {
+              MultiMap h =
+                  HttpHeaders.headers()
+                      .addAll(auth)
+                      .set(HeaderNames.PROTOCOL_VERSION, ProtocolVersions.MODERN)
+                      .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
+                      .set(HeaderNames.NAME, tool);
+              p.putObject("_meta")
+                  .put(
+                      dev.tally.core.mcp.McpNames.MetaKeys.PROTOCOL_VERSION,
+                      ProtocolVersions.MODERN);
+              return post(call, h, id).map(a -> java.util.Optional.ofNullable(a.outcome()));
+            })
+        .recover(e -> Future.succeededFuture(java.util.Optional.empty()));
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  private void call(
+      Confirmations.Execute run, DispatchRecorder recorder, MultiMap h, Promise<Execution> done) {
+    RequestOptions ro =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(upstream.resolve(requestUri).toString())
+            .setIdleTimeout(timeoutMs);
+    boolean[] sent = new boolean[1];
+    client
+        .request(ro)
+        .compose(
+            req -> {
+              req.headers()
+                  .set(HttpHeaders.CONTENT_TYPE, MediaTypes.JSON)
+                  .set(HttpHeaders.ACCEPT, MediaTypes.JSON + ", " + MediaTypes.SSE);
+              headers.forEach(req.headers()::set);
+              h.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
+              sent[0] = true;
+              return req.send(Buffer.buffer(run.body()));
+            })
+        .onFailure(
+            e -> {
+              if (sent[0]) {
+                recorder.broke("upstream request failed after it was sent");
+              } else {
+                recorder.unreachable();
+              }
+              done.complete(run.inFlight().execution());
+            })
+        .onSuccess(
+            resp -> {
+              recorder.head(resp.statusCode());
+              BrokenAnswer silence = BrokenAnswer.watch(resp, Duration.ofMillis(timeoutMs));
+              RpcResponseWatcher watcher =
+                  RpcResponseWatcher.forContentType(
+                      resp.getHeader(HttpHeaders.CONTENT_TYPE),
+                      run.call().id(),
+                      maxBytes,
+                      o -> {
+                        var settled = recorder.answer(o);
+                        if (settled == null) {
+                          return;
+                        }
+                        settled.whenComplete(
+                            (d, err) -> {
+                              if (d != null && d != Delivery.NONE) {
+                                run.inFlight()
+                                    .notDelivered()
+                                    .whenComplete((e, x) -> done.tryComplete(e));
+                              } else {
+                                done.tryComplete(run.inFlight().execution());
+                              }
+                            });
+                        if (MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE))) {
+                          resp.request().reset();
+                        }
+                      });
+              resp.handler(
+                  chunk -> {
+                    silence.heard();
+                    byte[] b = chunk.getBytes();
+                    watcher.feed(b, 0, b.length);
+                  });
+              resp.exceptionHandler(
+                  t -> {
+                    silence.done();
+                    if (silence.cut()) {
+                      recorder.timedOut();
+                    } else {
+                      recorder.broke("upstream response broke");
+                    }
+                    done.tryComplete(run.inFlight().execution());
+                  });
+              resp.endHandler(
+                  v -> {
+                    silence.done();
+                    watcher.end();
+                    if (!recorder.settled()) {
+                      recorder.ended();
+                      done.tryComplete(run.inFlight().execution());
+                    }
+                  });
+            });
+  }
+
+  /** A legacy-era session of the sidecar's own, on the confirming actor's credential. */
+  private Future<MultiMap> legacySession(MultiMap auth) {
+    ObjectNode init = json.strict().createObjectNode();
+    init.put("jsonrpc", "2.0");
+    init.put("id", 1);
+    init.put("method", Methods.INITIALIZE);
+    ObjectNode p = init.putObject("params");
+    p.put("protocolVersion", LEGACY_VERSION);
+    p.putObject("capabilities");
+    p.putObject("clientInfo").put("name", CLIENT_NAME).put("version", "1");
+    return post(init, auth, json.strict().getNodeFactory().numberNode(1))
+        .compose(
+            a -> {
+              String version = negotiated(a.outcome());
+              if (a.status() != 200 || version == null) {
+                return Future.failedFuture(new IllegalStateException("initialize refused"));
+              }
+              MultiMap h = HttpHeaders.headers().addAll(auth);
+              h.set(HeaderNames.PROTOCOL_VERSION, version);
+              if (a.session() != null) {
+                h.set(HeaderNames.SESSION_ID, a.session());
+              }
+              ObjectNode initialized = json.strict().createObjectNode();
+              initialized.put("jsonrpc", "2.0");
+              initialized.put("method", Methods.NOTIFICATIONS_INITIALIZED);
+              return post(initialized, h, null).map(x -> h);
+            });
+  }
+
+  private record Answer(int status, String session, RpcOutcome outcome) {}
+
+  private Future<Answer> post(ObjectNode msg, MultiMap extra, JsonNode id) {
+    byte[] body;
+    try {
+      body = json.strict().writeValueAsBytes(msg);
+    } catch (IOException e) {
+      return Future.failedFuture(e);
+    }
+    RequestOptions ro =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(upstream.resolve(requestUri).toString())
+            .setIdleTimeout(timeoutMs);
+    return client
+        .request(ro)
+        .compose(
+            req -> {
+              req.headers()
+                  .set(HttpHeaders.CONTENT_TYPE, MediaTypes.JSON)
+                  .set(HttpHeaders.ACCEPT, MediaTypes.JSON + ", " + MediaTypes.SSE);
+              headers.forEach(req.headers()::set);
+              extra.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
+              return req.send(Buffer.buffer(body));
+            })
+        .compose(
+            resp -> {
+              Promise<Answer> answer = Promise.promise();
+              String session = resp.getHeader(HeaderNames.SESSION_ID);
+              RpcResponseWatcher watcher =
+                  id == null
+                      ? null
+                      : RpcResponseWatcher.forContentType(
+                          resp.getHeader(HttpHeaders.CONTENT_TYPE),
+                          id,
+                          maxBytes,
+                          o -> {
+                            if (answer.tryComplete(new Answer(resp.statusCode(), session, o))
+                                && MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE))) {
+                              resp.request().reset();
+                            }
+                          });
+              BrokenAnswer silence = BrokenAnswer.watch(resp, Duration.ofMillis(timeoutMs));
+              resp.handler(
+                  chunk -> {
+                    silence.heard();
+                    if (watcher != null) {
+                      byte[] b = chunk.getBytes();
+                      watcher.feed(b, 0, b.length);
+                    }
+                  });
+              resp.exceptionHandler(
+                  t -> {
+                    silence.done();
+                    answer.tryFail(t);
+                  });
+              resp.endHandler(
+                  v -> {
+                    silence.done();
+                    if (watcher != null) {
+                      watcher.end();
+                    }
+                    answer.tryComplete(new Answer(resp.statusCode(), session, null));
+                  });
+              return answer.future();
+            });
+  }
+
+  private String negotiated(RpcOutcome o) {
+    if (!(o instanceof RpcOutcome.Result r)) {
+      return null;
+    }
+    try {
+      JsonNode v = json.strict().readTree(r.result()).get("protocolVersion");
+      return v != null && v.isTextual() ? v.textValue() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private void endSession(MultiMap h) {
+    String session = h.get(HeaderNames.SESSION_ID);
+    if (session == null) {
+      return;
+    }
+    client
+        .request(
+            new RequestOptions()
+                .setMethod(HttpMethod.DELETE)
+                .setAbsoluteURI(upstream.resolve(requestUri).toString())
+                .setIdleTimeout(timeoutMs))
+        .compose(
+            req -> {
+              headers.forEach(req.headers()::set);
+              h.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
+              return req.send();
+            })
+        .onSuccess(resp -> resp.handler(b -> {}).exceptionHandler(t -> {}));
+  }
+}
