@@ -158,6 +158,21 @@ public final class Sidecar {
     return proxy.admission().inFlight();
   }
 
+  /** How often each client limit was hit (both ports count here). */
+  public LimitHits limitHits() {
+    return proxy.limitHits();
+  }
+
+  /** Request-body bytes the MCP port buffers right now. */
+  public long bufferedRequestBytes() {
+    return proxy.budget().used();
+  }
+
+  /** Client connections open on the MCP port. */
+  public int openConnections() {
+    return proxy.guard().open();
+  }
+
   /** Relayed SSE streams currently kept for resumption. */
   public int streams() {
     return proxy.streams().size();

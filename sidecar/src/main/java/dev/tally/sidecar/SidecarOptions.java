@@ -68,6 +68,8 @@ import java.util.Objects;
  * @param listToolsHeaders headers the sidecar's own listing session sends (a service credential
  *     from {@code upstream.listToolsHeaderFile}; default none). Never shown: {@link #toString()}
  *     omits them
+ * @param clients connection caps, timeouts, buffered-byte budgets and the HTTP/2 switch of both
+ *     ports ({@code sidecar.maxConnections} and neighbours, default {@link ClientLimits#DEFAULT})
  */
 public record SidecarOptions(
     String host,
@@ -92,7 +94,8 @@ public record SidecarOptions(
     int maxBatchSize,
     Duration upstreamCancelGrace,
     boolean listTools,
-    Map<String, String> listToolsHeaders) {
+    Map<String, String> listToolsHeaders,
+    ClientLimits clients) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 8080;
@@ -173,6 +176,7 @@ public record SidecarOptions(
         "upstream.cancelGrace",
         upstreamCancelGrace,
         "a duration of 0 or more");
+    clients = clients == null ? ClientLimits.DEFAULT : clients;
     listToolsHeaders =
         java.util.Collections.unmodifiableMap(
             new java.util.LinkedHashMap<>(listToolsHeaders == null ? Map.of() : listToolsHeaders));
@@ -226,6 +230,7 @@ public record SidecarOptions(
     b.upstreamCancelGrace = upstreamCancelGrace;
     b.listTools = listTools;
     b.listToolsHeaders = listToolsHeaders;
+    b.clients = clients;
     return b;
   }
 
@@ -299,6 +304,7 @@ public record SidecarOptions(
     private Duration upstreamCancelGrace = DEFAULT_UPSTREAM_CANCEL_GRACE;
     private boolean listTools;
     private Map<String, String> listToolsHeaders = Map.of();
+    private ClientLimits clients = ClientLimits.DEFAULT;
 
     private Builder(URI upstream) {
       this.upstream = upstream;
@@ -415,6 +421,12 @@ public record SidecarOptions(
       return this;
     }
 
+    /** Connection caps, timeouts and budgets of both ports. */
+    public Builder clients(ClientLimits v) {
+      clients = v;
+      return this;
+    }
+
     public SidecarOptions build() {
       return new SidecarOptions(
           host,
@@ -439,7 +451,8 @@ public record SidecarOptions(
           maxBatchSize,
           upstreamCancelGrace,
           listTools,
-          listToolsHeaders);
+          listToolsHeaders,
+          clients);
     }
   }
 }

@@ -103,7 +103,9 @@ public final class TallyServer {
                     public String metrics() {
                       return self[0] == null ? "" : self[0].metrics();
                     }
-                  })
+                  },
+                  settings.sidecar().clients(),
+                  sidecar.limitHits())
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
@@ -165,6 +167,17 @@ public final class TallyServer {
         b, "tally_http_requests_in_flight", "MCP HTTP requests being handled", sidecar.inFlight());
     gauge(b, "tally_executions_in_flight", "executions this instance is driving", gate.inFlight());
     gauge(b, "tally_sse_streams", "relayed SSE streams kept for resumption", sidecar.streams());
+    gauge(
+        b,
+        "tally_http_connections",
+        "client connections open on the MCP port",
+        sidecar.openConnections());
+    gauge(
+        b,
+        "tally_http_buffered_request_bytes",
+        "request-body bytes the MCP port holds (bounded by sidecar.maxBufferedRequestBytes)",
+        sidecar.bufferedRequestBytes());
+    sidecar.limitHits().appendPrometheus(b);
     ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
     long held = -1;
     if (inner instanceof JournalExecutionStore j) {

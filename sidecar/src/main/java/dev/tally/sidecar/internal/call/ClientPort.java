@@ -134,7 +134,7 @@ final class ClientPort implements AnswerPort {
     if (priming()) {
       resp.write(Buffer.buffer(SseWriter.priming(b.primingId(), -1)));
     }
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink = ResponseSink.of(ctx, resp);
     b.attach(sink);
     resp.closeHandler(v -> b.detach(sink));
     b.append(SseEvent.message(bytes), delivery);

@@ -29,7 +29,7 @@ final class ResumeFlow {
       return;
     }
     streamHead(resp);
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink = ResponseSink.of(ctx, resp);
     resp.closeHandler(v -> b.detach(sink));
     if (b.resume(cursor.seq(), sink) == StreamBuffer.Resume.UNKNOWN) {
       resp.headers().clear();
@@ -55,7 +55,7 @@ final class ResumeFlow {
     }
     HttpServerResponse resp = req.response();
     streamHead(resp);
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink = ResponseSink.of(ctx, resp);
     resp.closeHandler(v -> b.detach(sink));
     if (!b.reattach(sink)) {
       resp.headers().clear();
