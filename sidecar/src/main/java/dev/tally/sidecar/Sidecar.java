@@ -173,6 +173,16 @@ public final class Sidecar {
     return proxy.guard().open();
   }
 
+  /** Encoded SSE bytes the resumption buffers keep now. */
+  public long streamBytes() {
+    return proxy.streams().keptBytes();
+  }
+
+  /** Streams evicted to keep {@code stream.maxTotalBytes}, since start. */
+  public long streamEvictions() {
+    return proxy.streams().evictions();
+  }
+
   /** Relayed SSE streams currently kept for resumption. */
   public int streams() {
     return proxy.streams().size();

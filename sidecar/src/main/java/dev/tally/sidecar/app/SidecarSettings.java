@@ -58,7 +58,8 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "maxBufferedRequestBytes",
           "maxUndeliveredBytes",
           "h2c");
-  static final List<String> STREAM_KEYS = List.of("maxEvents", "maxBytes", "maxAge", "priming");
+  static final List<String> STREAM_KEYS =
+      List.of("maxEvents", "maxBytes", "maxAge", "priming", "maxTotalBytes");
   static final List<String> ADMIN_KEYS = List.of("listen", "tokenFile");
 
   /**
@@ -218,6 +219,10 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
               SidecarOptions.DEFAULT_STREAM_MAX_AGE,
               Duration.ofSeconds(1),
               Duration.ofDays(1)));
+      Long total = st.bytes("maxTotalBytes", 0L, 0L, 1L << 40);
+      if (total != null) {
+        b.streamMaxTotalBytes(total);
+      }
       Boolean priming = st.bool("priming", null);
       if (priming != null) {
         b.primingEvents(priming);

@@ -177,6 +177,16 @@ public final class TallyServer {
         "tally_http_buffered_request_bytes",
         "request-body bytes the MCP port holds (bounded by sidecar.maxBufferedRequestBytes)",
         sidecar.bufferedRequestBytes());
+    gauge(
+        b,
+        "tally_sse_buffered_bytes",
+        "encoded SSE bytes kept for resumption (bounded by stream.maxTotalBytes)",
+        sidecar.streamBytes());
+    counter(
+        b,
+        "tally_sse_streams_evicted_total",
+        "streams whose resumption buffer was dropped to keep stream.maxTotalBytes",
+        sidecar.streamEvictions());
     sidecar.limitHits().appendPrometheus(b);
     ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
     long held = -1;

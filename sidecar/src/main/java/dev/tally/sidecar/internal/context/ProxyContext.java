@@ -99,7 +99,10 @@ public final class ProxyContext {
     this.streams =
         StreamRegistry.create(
             new StreamLimits(
-                options.streamMaxEvents(), options.streamMaxBytes(), options.streamMaxAge()),
+                options.streamMaxEvents(),
+                options.streamMaxBytes(),
+                options.streamMaxAge(),
+                options.effectiveStreamMaxTotalBytes()),
             clock);
     this.cancels = new CancelTargets();
     this.upstream = null;
