@@ -99,8 +99,8 @@ public final class ConnectionGuard {
   }
 
   /**
-   * No request after the current one is handled on {@code c}; it closes when that one's response
-   * ended ({@link #ended}).
+   * No request after the current one is handled on {@code c}; the caller closes it once that one's
+   * exchange is over, and {@link #ended} bounds how long that may take.
    */
   public void closeAfterThis(HttpConnection c) {
     State s = states.get(c);
@@ -112,17 +112,16 @@ public final class ConnectionGuard {
   /** A response on {@code c} ended: with none left, the idle timer runs. */
   public void ended(HttpConnection c) {
     State s = states.get(c);
-    if (s == null) {
-      return;
-    }
-    if (s.closing) {
-      c.close();
-      return;
-    }
-    if (--s.active > 0) {
+    if (s == null || --s.active > 0) {
       return;
     }
     s.active = 0;
+    if (s.closing) {
+      // The caller closes once the body was read whole ({@link Lingering} when it was refused);
+      // this bounds a body that never ends.
+      arm(c, s, Lingering.MAX_MILLIS + 1000, null);
+      return;
+    }
     arm(c, s, limits.idleTimeout().toMillis(), Limit.IDLE_TIMEOUT);
   }
 
@@ -141,7 +140,9 @@ public final class ConnectionGuard {
             t -> {
               s.timer = -1;
               if (s.active == 0 && states.containsKey(c)) {
-                hits.hit(port, limit);
+                if (limit != null) {
+                  hits.hit(port, limit);
+                }
                 c.close();
               }
             });

@@ -36,6 +36,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
     ctx.enter();
     BodyBudget.Hold hold = ctx.budget().hold();
+    boolean closeAfter = Framing.closeAfter(req);
     AtomicBoolean left = new AtomicBoolean();
     req.response()
         .endHandler(
@@ -44,6 +45,9 @@ public final class McpHandler implements Handler<HttpServerRequest> {
                 hold.release();
                 ctx.guard().ended(conn);
                 ctx.leave();
+                if (closeAfter && req.isEnded()) {
+                  conn.close();
+                }
               }
             });
     String framing = Framing.problem(req);
@@ -55,7 +59,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
           .onComplete(v -> conn.close());
       return;
     }
-    if (Framing.closeAfter(req)) {
+    if (closeAfter) {
       // The decoder may have dropped a Content-Length it read beside Transfer-Encoding: whatever
       // follows this body on the connection may be a hidden request (RFC 9112 §6.1), never read.
       ctx.guard().closeAfterThis(conn);
