@@ -1,7 +1,6 @@
 package dev.tally.sidecar.internal.stream;
 
 import dev.tally.sidecar.LimitHits;
-import dev.tally.sidecar.internal.context.ProxyContext;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
@@ -26,9 +25,11 @@ public final class ResponseSink implements EventSink {
     this.hits = hits;
   }
 
-  /** A sink over {@code resp} held to {@code ctx}'s {@code sidecar.maxUndeliveredBytes}. */
-  public static ResponseSink of(ProxyContext ctx, HttpServerResponse resp) {
-    return new ResponseSink(resp, ctx.options().clients().maxUndeliveredBytes(), ctx.limitHits());
+  /**
+   * A sink over {@code resp} held to {@code sidecar.maxUndeliveredBytes}, counted in {@code hits}.
+   */
+  public static ResponseSink of(HttpServerResponse resp, long maxUndelivered, LimitHits hits) {
+    return new ResponseSink(resp, maxUndelivered, hits);
   }
 
   @Override
