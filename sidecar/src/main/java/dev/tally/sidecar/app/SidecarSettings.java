@@ -250,8 +250,13 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
   private static void clientLimits(ConfigSection sc, SidecarOptions.Builder b) {
     ClientLimits d = ClientLimits.DEFAULT;
     Integer max = sc.integer("maxConnections", d.maxConnections(), 1, 1_000_000);
+    // Unset, the per-client cap follows a smaller global cap instead of contradicting it.
     Integer perClient =
-        sc.integer("maxConnectionsPerClient", d.maxConnectionsPerClient(), 1, 1_000_000);
+        sc.integer(
+            "maxConnectionsPerClient",
+            max == null ? d.maxConnectionsPerClient() : Math.min(d.maxConnectionsPerClient(), max),
+            1,
+            1_000_000);
     Duration header =
         sc.duration("headerTimeout", d.headerTimeout(), Duration.ofMillis(1), Duration.ofHours(1));
     Duration idle =

@@ -52,6 +52,15 @@ class SidecarSettingsTest {
     assertThat(c.h2c()).isTrue();
     assertThat(c.effectiveMaxBufferedBytes()).isEqualTo(8L << 20);
     assertThat(s.sidecar().effectiveStreamMaxTotalBytes()).isEqualTo(32L << 20);
+    assertThat(
+            settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  maxConnections: 100\n",
+                    ConfigOverrides.none())
+                .sidecar()
+                .clients()
+                .maxConnectionsPerClient())
+        .as("follows a smaller global cap when unset")
+        .isEqualTo(100);
     assertThatThrownBy(
             () ->
                 settings(

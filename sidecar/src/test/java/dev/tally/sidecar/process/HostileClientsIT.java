@@ -302,6 +302,75 @@ class HostileClientsIT {
     stillServes();
   }
 
+  /** Case 7: with sidecar.h2c on, an oversized HTTP/2 body gets 413 and only its stream ends. */
+  @Test
+  void withH2cOnAnOversizedBodyGets413AndTheConnectionServesOn() throws Exception {
+    Path config = dir.resolve("h2c.yaml");
+    Files.writeString(
+        config,
+        "upstream:\n  url: "
+            + upstream.url()
+            + "\nstore: memory\nsidecar:\n  h2c: true\nlimits:\n  maxRequestBytes: 64KiB\n");
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try (TallyProcess h2 =
+        TallyProcess.serve(dir.resolve("h2c"), config, TallyProcess.SMALL_JVM, Map.of())
+            .awaitListening(START)) {
+      io.vertx.core.http.HttpClient client =
+          vertx.createHttpClient(
+              new io.vertx.core.http.HttpClientOptions()
+                  .setProtocolVersion(io.vertx.core.http.HttpVersion.HTTP_2)
+                  .setHttp2ClearTextUpgrade(false)
+                  .setDefaultHost("127.0.0.1")
+                  .setDefaultPort(h2.mcp().getPort()),
+              new io.vertx.core.http.PoolOptions().setHttp2MaxSize(1));
+      String big = McpClient.call(1, CountingUpstream.IRREVERSIBLE, "x".repeat(200_000));
+      String[] tooLarge = h2post(client, h2.mcp().getRawPath(), big);
+      assertThat(tooLarge[0]).isEqualTo("413");
+      assertThat(tooLarge[1]).contains("PAYLOAD_TOO_LARGE").contains("limits.maxRequestBytes");
+      String title = "h2-" + UUID.randomUUID();
+      String[] ok =
+          h2post(
+              client,
+              h2.mcp().getRawPath(),
+              McpClient.call(2, CountingUpstream.IRREVERSIBLE, title));
+      assertThat(ok[0]).as(ok[1]).isEqualTo("200");
+      assertThat(upstream.sideEffects(title)).isOne();
+      assertThat(ok[2]).as("the same HTTP/2 connection").isEqualTo(tooLarge[2]);
+    } finally {
+      vertx
+          .close()
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  /** Status, body and the connection's identity of one HTTP/2 POST. */
+  private static String[] h2post(io.vertx.core.http.HttpClient client, String path, String body)
+      throws Exception {
+    return client
+        .request(io.vertx.core.http.HttpMethod.POST, path)
+        .compose(
+            req -> {
+              req.putHeader("Content-Type", "application/json")
+                  .putHeader("Accept", "application/json, text/event-stream")
+                  .putHeader("MCP-Protocol-Version", "2025-11-25");
+              String conn = Integer.toHexString(System.identityHashCode(req.connection()));
+              return req.send(body)
+                  .compose(
+                      r ->
+                          r.body()
+                              .map(
+                                  b ->
+                                      new String[] {
+                                        Integer.toString(r.statusCode()), b.toString(), conn
+                                      }));
+            })
+        .toCompletionStage()
+        .toCompletableFuture()
+        .get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /** {@code /readyz} answers 200 and a real call is performed once. */

@@ -248,10 +248,14 @@ class SoakIT {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
       tally.close();
       agent.close();
-      upstream.close();
+      try {
+        upstream.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing the upstream", e);
+      }
     }
   }
 }
