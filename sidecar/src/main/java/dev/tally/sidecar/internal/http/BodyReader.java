@@ -112,7 +112,7 @@ public final class BodyReader {
   }
 
   private static void refuse(HttpServerRequest req, TallyError.Code code, String message) {
-    req.response().headers().set(HttpHeaders.CONNECTION, "close");
+    Framing.announceClose(req);
     Future<Void> answered = Replies.refuse(req.response(), null, code, message);
     Lingering.drainThenClose(req, answered);
   }

@@ -45,4 +45,15 @@ public final class Framing {
     return req.version() == HttpVersion.HTTP_1_1
         && req.headers().contains(HttpHeaders.TRANSFER_ENCODING);
   }
+
+  /**
+   * Announces that the connection closes after this answer: {@code Connection: close} on HTTP/1.x;
+   * nothing on HTTP/2, where that header is illegal (RFC 9113 §8.2.2) and one stream's end does not
+   * end the connection.
+   */
+  public static void announceClose(HttpServerRequest req) {
+    if (req.version() != HttpVersion.HTTP_2) {
+      req.response().headers().set(HttpHeaders.CONNECTION, "close");
+    }
+  }
 }

@@ -66,7 +66,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
       req.response().headers().set("Connection", "close");
     }
     if (ctx.draining()) {
-      req.response().headers().set("Connection", "close");
+      Framing.announceClose(req);
       Replies.refuse(
           req.response(), null, TallyError.Code.SHUTTING_DOWN, "the sidecar is shutting down");
       return;
