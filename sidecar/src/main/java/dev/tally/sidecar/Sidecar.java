@@ -165,6 +165,31 @@ public final class Sidecar {
     return proxy.admission().inFlight();
   }
 
+  /** How often each client limit was hit (both ports count here). */
+  public LimitHits limitHits() {
+    return proxy.limitHits();
+  }
+
+  /** Request-body bytes the MCP port buffers right now. */
+  public long bufferedRequestBytes() {
+    return proxy.budget().used();
+  }
+
+  /** Client connections open on the MCP port. */
+  public int openConnections() {
+    return proxy.guard().open();
+  }
+
+  /** Encoded SSE bytes the resumption buffers keep now. */
+  public long streamBytes() {
+    return proxy.streams().keptBytes();
+  }
+
+  /** Streams evicted to keep {@code stream.maxTotalBytes}, since start. */
+  public long streamEvictions() {
+    return proxy.streams().evictions();
+  }
+
   /** Relayed SSE streams currently kept for resumption. */
   public int streams() {
     return proxy.streams().size();

@@ -68,6 +68,11 @@ import java.util.Objects;
  * @param listToolsHeaders headers the sidecar's own listing session sends (a service credential
  *     from {@code upstream.listToolsHeaderFile}; default none). Never shown: {@link #toString()}
  *     omits them
+ * @param clients connection caps, timeouts, buffered-byte budgets and the HTTP/2 switch of both
+ *     ports ({@code sidecar.maxConnections} and neighbours, default {@link ClientLimits#DEFAULT})
+ * @param streamMaxTotalBytes encoded bytes all relayed SSE streams may keep for resumption
+ *     together; past it whole streams are evicted, ended ones first ({@code stream.maxTotalBytes},
+ *     default 0: an eighth of the heap, at most 256 MiB; {@link #effectiveStreamMaxTotalBytes()})
  */
 public record SidecarOptions(
     String host,
@@ -92,7 +97,9 @@ public record SidecarOptions(
     int maxBatchSize,
     Duration upstreamCancelGrace,
     boolean listTools,
-    Map<String, String> listToolsHeaders) {
+    Map<String, String> listToolsHeaders,
+    ClientLimits clients,
+    long streamMaxTotalBytes) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 8080;
@@ -173,6 +180,12 @@ public record SidecarOptions(
         "upstream.cancelGrace",
         upstreamCancelGrace,
         "a duration of 0 or more");
+    clients = clients == null ? ClientLimits.DEFAULT : clients;
+    require(
+        streamMaxTotalBytes >= 0,
+        "stream.maxTotalBytes",
+        streamMaxTotalBytes,
+        "0 (an eighth of the heap) or a positive size");
     listToolsHeaders =
         java.util.Collections.unmodifiableMap(
             new java.util.LinkedHashMap<>(listToolsHeaders == null ? Map.of() : listToolsHeaders));
@@ -226,6 +239,8 @@ public record SidecarOptions(
     b.upstreamCancelGrace = upstreamCancelGrace;
     b.listTools = listTools;
     b.listToolsHeaders = listToolsHeaders;
+    b.clients = clients;
+    b.streamMaxTotalBytes = streamMaxTotalBytes;
     return b;
   }
 
@@ -247,6 +262,18 @@ public record SidecarOptions(
     int loops =
         eventLoops > 0 ? eventLoops : Math.min(2, Runtime.getRuntime().availableProcessors());
     return Math.max(1, loops);
+  }
+
+  /**
+   * {@link #streamMaxTotalBytes()}, or when it is 0 an eighth of this JVM's maximum heap, at most
+   * 256 MiB, at least {@link #streamMaxBytes()}.
+   */
+  public long effectiveStreamMaxTotalBytes() {
+    if (streamMaxTotalBytes > 0) {
+      return streamMaxTotalBytes;
+    }
+    long auto = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
+    return Math.max(auto, Math.min(streamMaxBytes, 256L << 20));
   }
 
   /** Names the endpoints; the upstream as {@link #upstreamTarget()}, never with its secrets. */
@@ -299,6 +326,8 @@ public record SidecarOptions(
     private Duration upstreamCancelGrace = DEFAULT_UPSTREAM_CANCEL_GRACE;
     private boolean listTools;
     private Map<String, String> listToolsHeaders = Map.of();
+    private ClientLimits clients = ClientLimits.DEFAULT;
+    private long streamMaxTotalBytes;
 
     private Builder(URI upstream) {
       this.upstream = upstream;
@@ -415,6 +444,18 @@ public record SidecarOptions(
       return this;
     }
 
+    /** Connection caps, timeouts and budgets of both ports. */
+    public Builder clients(ClientLimits v) {
+      clients = v;
+      return this;
+    }
+
+    /** Bytes all SSE resumption buffers may keep together; 0 for an eighth of the heap. */
+    public Builder streamMaxTotalBytes(long v) {
+      streamMaxTotalBytes = v;
+      return this;
+    }
+
     public SidecarOptions build() {
       return new SidecarOptions(
           host,
@@ -439,7 +480,9 @@ public record SidecarOptions(
           maxBatchSize,
           upstreamCancelGrace,
           listTools,
-          listToolsHeaders);
+          listToolsHeaders,
+          clients,
+          streamMaxTotalBytes);
     }
   }
 }

@@ -288,7 +288,12 @@ final class CanonicalWriter {
 
   private CanonicalizationException tooLarge() {
     return new CanonicalizationException(
-        Code.TOO_LARGE, "", "canonical form longer than " + maxBytes + " bytes");
+        Code.TOO_LARGE,
+        "",
+        "canonical form longer than "
+            + maxBytes
+            + " bytes (the canonical record's limit; number literals such as 1e20 are written"
+            + " out in full by RFC 8785 and can make it much longer than the request)");
   }
 
   /** The pointer of the value being written inside the first {@code levels} open containers. */

@@ -99,4 +99,17 @@ public final class Jcs {
     Objects.requireNonNull(node, "node");
     return CanonicalWriter.canonicalize(node, limits, true);
   }
+
+  /**
+   * Checks {@code node} with the rules canonicalization applies (depth, lone surrogates in strings
+   * and member names, non-finite and out-of-range numbers, non-JSON nodes) without canonicalizing
+   * it, for values that never enter a fingerprint but must be held to the same rules, such as a
+   * call's {@code _meta}.
+   *
+   * @throws CanonicalizationException naming the pointer and the rule, never the value
+   */
+  public static void validate(JsonNode node, int maxDepth) {
+    Objects.requireNonNull(node, "node");
+    ValidatingCopy.of(node, maxDepth, "", 0);
+  }
 }

@@ -5,7 +5,9 @@ import dev.tally.core.canonical.CanonicalLimits;
 /**
  * Size and shape limits on untrusted input and stored results.
  *
- * @param maxRequestBytes largest accepted request body (and canonicalized document) in bytes
+ * @param maxRequestBytes largest accepted request body in bytes; the canonical action record made
+ *     from a body may be {@link #canonicalBytes(int)} long, so that no body within this limit is
+ *     refused for the length of its canonical form
  * @param maxJsonDepth deepest accepted nesting of arrays and objects (the root counts as 1)
  * @param maxResultBytes largest result kept for replay; larger ones are not retained
  */
@@ -38,6 +40,20 @@ public record LimitsConfig(int maxRequestBytes, int maxJsonDepth, int maxResultB
 
   /** The limits the canonicalizer applies to tool-call arguments. */
   public CanonicalLimits canonical() {
-    return new CanonicalLimits(maxJsonDepth, maxRequestBytes);
+    return new CanonicalLimits(maxJsonDepth, canonicalBytes(maxRequestBytes));
   }
+
+  /**
+   * The longest canonical action record made from a body of at most {@code maxRequestBytes}: twice
+   * the body limit plus {@value #CANONICAL_OVERHEAD_BYTES} bytes for the record's own members.
+   * Canonical form rarely grows (escapes shrink, whitespace goes), but the record adds the actor,
+   * target and scope, and an exponent literal such as {@code 1e20} is written out in full by RFC
+   * 8785; a body just under the limit is therefore never refused as too long once canonical.
+   */
+  public static int canonicalBytes(int maxRequestBytes) {
+    return (int) Math.min(Integer.MAX_VALUE - 8, 2L * maxRequestBytes + CANONICAL_OVERHEAD_BYTES);
+  }
+
+  /** Room {@link #canonicalBytes(int)} leaves for the record's members beyond the arguments. */
+  public static final int CANONICAL_OVERHEAD_BYTES = 64 * 1024;
 }

@@ -85,7 +85,7 @@ public final class BodyClassifier {
       }
       return trailing(p, new Message().read(p));
     } catch (StreamConstraintsException e) {
-      return invalid(null, "nesting deeper than " + json.maxDepth() + " levels");
+      return invalid(null, json.describe(e));
     } catch (IOException e) {
       return parseError("malformed JSON near byte " + offset(e));
     }

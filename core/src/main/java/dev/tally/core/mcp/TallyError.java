@@ -30,13 +30,17 @@ public record TallyError(Code code, String message) {
     UNSUPPORTED_MEDIA_TYPE(415, -32600, false),
     NOT_ACCEPTABLE(406, -32600, false),
     PAYLOAD_TOO_LARGE(413, -32600, false),
+    /** The request body did not arrive whole in time; the connection closes. */
+    REQUEST_TIMEOUT(408, -32600, true),
     FORBIDDEN_ORIGIN(403, -32600, false),
     FORBIDDEN_HOST(403, -32600, false),
     UNKNOWN_EVENT_ID(404, -32600, false),
     STORE_UNAVAILABLE(503, -32603, true),
     UPSTREAM_UNAVAILABLE(502, -32603, true),
     UPSTREAM_TIMEOUT(504, -32603, true),
-    SHUTTING_DOWN(503, -32603, true);
+    SHUTTING_DOWN(503, -32603, true),
+    /** Too many request-body bytes are buffered at once; retry later. */
+    OVERLOADED(503, -32603, true);
 
     private final int httpStatus;
     private final int rpcCode;

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tally.core.canonical.CanonicalizationException;
+import dev.tally.core.canonical.Jcs;
 import java.io.IOException;
 import java.util.Objects;
 
@@ -57,10 +59,7 @@ public final class ToolCallReader {
         return refuse(null, TallyError.Code.PARSE_ERROR, "trailing content after the JSON value");
       }
     } catch (StreamConstraintsException e) {
-      return refuse(
-          null,
-          TallyError.Code.INVALID_REQUEST,
-          "nesting deeper than " + json.maxDepth() + " levels");
+      return refuse(null, TallyError.Code.INVALID_REQUEST, json.describe(e));
     } catch (JsonParseException e) {
       if (e.getMessage() != null && e.getMessage().startsWith("Duplicate field")) {
         String at = e.getProcessor() == null ? "" : pointer(e.getProcessor());
@@ -200,6 +199,17 @@ public final class ToolCallReader {
           && metaToken != JsonToken.VALUE_NULL
           && metaToken != JsonToken.START_OBJECT) {
         return refuse(id, TallyError.Code.INVALID_REQUEST, "params._meta: expected an object");
+      }
+      if (meta != null) {
+        try {
+          Jcs.validate(meta, Integer.MAX_VALUE);
+        } catch (CanonicalizationException e) {
+          // The rules arguments are held to: finite numbers in range, valid strings.
+          return refuse(
+              id,
+              TallyError.Code.INVALID_REQUEST,
+              "params._meta" + e.pointer() + ": " + e.getMessage());
+        }
       }
       JsonNode version = meta == null ? null : meta.get(McpNames.MetaKeys.PROTOCOL_VERSION);
       ToolCallEnvelope.Splice splice =

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
@@ -72,5 +73,28 @@ public final class WireJson {
   /** A strict parser over {@code len} bytes of {@code b} from {@code off}. */
   JsonParser strictParser(byte[] b, int off, int len) throws IOException {
     return strict.getFactory().createParser(b, off, len);
+  }
+
+  /**
+   * What a {@link StreamConstraintsException} says about the input, without a value: a number
+   * literal, string or member name over Jackson's length limits, or nesting over {@link
+   * #maxDepth()}.
+   */
+  String describe(StreamConstraintsException e) {
+    String m = e.getMessage() == null ? "" : e.getMessage();
+    StreamReadConstraints c = StreamReadConstraints.defaults();
+    if (m.startsWith("Number value length")) {
+      return "a number literal longer than " + c.getMaxNumberLength() + " characters";
+    }
+    if (m.startsWith("String value length")) {
+      return "a string longer than " + c.getMaxStringLength() + " characters";
+    }
+    if (m.startsWith("Name length")) {
+      return "a member name longer than " + c.getMaxNameLength() + " characters";
+    }
+    if (m.startsWith("Document length")) {
+      return "a document longer than Jackson's document limit";
+    }
+    return "nesting deeper than " + maxDepth + " levels";
   }
 }

@@ -42,7 +42,13 @@ class TallyConfigTest {
         .isEqualTo(new IdempotencyConfig("idempotencyKey", "Idempotency-Key"));
     assertThat(c.intentScope().header()).isEqualTo("Tally-Intent-Scope");
     assertThat(c.limits().maxJsonDepth()).isEqualTo(64);
-    assertThat(c.limits().canonical()).isEqualTo(CanonicalLimits.DEFAULT);
+    // The canonical record may be twice the body limit plus 64 KiB (issue 21 case 8).
+    assertThat(c.limits().canonical())
+        .isEqualTo(
+            new CanonicalLimits(
+                CanonicalLimits.DEFAULT_MAX_DEPTH,
+                2 * LimitsConfig.DEFAULT_MAX_REQUEST_BYTES
+                    + LimitsConfig.CANONICAL_OVERHEAD_BYTES));
     assertThat(c.limits().maxResultBytes()).isEqualTo(1 << 20);
     assertThat(c.lease())
         .isEqualTo(new LeaseConfig(Duration.ofSeconds(30), Duration.ofSeconds(10)));

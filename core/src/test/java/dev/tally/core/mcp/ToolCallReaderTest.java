@@ -51,6 +51,32 @@ class ToolCallReaderTest {
     assertThat(ok(call("\"name\":\"d\",\"inputResponses\":null")).continuation()).isFalse();
   }
 
+  /** Issue 21 case 8: {@code _meta} values are held to the rules arguments are held to. */
+  @Test
+  void metaValuesAreValidatedLikeArguments() {
+    TallyError huge = refused(call("\"name\":\"d\",\"_meta\":{\"n\":1e400}"));
+    assertThat(huge.code()).isEqualTo(TallyError.Code.INVALID_REQUEST);
+    assertThat(huge.message()).contains("params._meta/n").doesNotContain("Infinity");
+    TallyError lone = refused(call("\"name\":\"d\",\"_meta\":{\"s\":[\"\\ud800\"]}"));
+    assertThat(lone.code()).isEqualTo(TallyError.Code.INVALID_REQUEST);
+    assertThat(lone.message()).contains("params._meta/s/0").contains("lone surrogate");
+    TallyError name = refused(call("\"name\":\"d\",\"_meta\":{\"\\udc00\":1}"));
+    assertThat(name.code()).isIn(TallyError.Code.INVALID_REQUEST, TallyError.Code.PARSE_ERROR);
+    assertThat(ok(call("\"name\":\"d\",\"_meta\":{\"n\":1e300,\"s\":\"\\ud83d\\ude00\"}")).meta())
+        .hasSize(2);
+  }
+
+  /** A number literal past Jackson's length limit is named for what it is, not as nesting. */
+  @Test
+  void anOverlongNumberLiteralIsNotCalledNesting() {
+    String digits = "1".repeat(1500);
+    TallyError e = refused(call("\"name\":\"d\",\"arguments\":{\"n\":" + digits + "}"));
+    assertThat(e.message()).doesNotContain("nesting").contains("number");
+    TallyError deep =
+        refused(call("\"name\":\"d\",\"arguments\":" + "[".repeat(40) + "]".repeat(40)));
+    assertThat(deep.message()).contains("nesting deeper than 32 levels");
+  }
+
   @Test
   void numbersStayExactInTheTree() {
     ToolCallEnvelope e =

@@ -361,6 +361,16 @@ public abstract class AdapterScenarioSuite {
         "PARSE_ERROR");
   }
 
+  /** Issue 21 case 8: {@code _meta} values held to the argument rules, in both adapters alike. */
+  @Test
+  void metaValuesOutsideTheArgumentRulesAreRefusedNeverForwarded() throws Exception {
+    String call = JSON.writeValueAsString(toolCall(writeTool(), args("meta-rules")));
+    String huge = call.replace("\"params\":{", "\"params\":{\"_meta\":{\"n\":1e400},");
+    refusedUntouched(huge, session, 400, -32600, "INVALID_REQUEST");
+    String lone = call.replace("\"params\":{", "\"params\":{\"_meta\":{\"s\":\"\\ud800\"},");
+    refusedUntouched(lone, session, 400, -32600, "INVALID_REQUEST");
+  }
+
   @Test
   void aFractionalIdIsAnInvalidRequest() throws Exception {
     ObjectNode call = toolCall(writeTool(), args("fraction"));

@@ -2,10 +2,10 @@ package dev.tally.sidecar.admin;
 
 import dev.tally.core.gate.Operator;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.sidecar.internal.http.Framing;
 import dev.tally.sidecar.internal.http.Lingering;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -130,7 +130,7 @@ final class AdminRouter {
     HttpServerRequest req = ctx.request();
     int status = ctx.statusCode();
     if (status == 413) {
-      ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+      Framing.announceClose(req);
       Future<Void> written =
           AdminReplies.error(
               ctx, 413, "PAYLOAD_TOO_LARGE", "body over " + AdminServer.MAX_BODY + " bytes");

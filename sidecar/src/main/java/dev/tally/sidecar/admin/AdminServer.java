@@ -2,11 +2,18 @@ package dev.tally.sidecar.admin;
 
 import dev.tally.core.gate.Operator;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.sidecar.ClientLimits;
+import dev.tally.sidecar.LimitHits;
+import dev.tally.sidecar.internal.http.ConnectionGuard;
+import dev.tally.sidecar.internal.http.Framing;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The admin endpoint (separate port from MCP): {@code /healthz}, {@code /readyz}, {@code /metrics}
@@ -59,10 +66,23 @@ public final class AdminServer {
       Operator operator,
       Duration resolveRetention,
       Probe probe) {
-    return start(vertx, options, store, operator, resolveRetention, probe, null);
+    return start(
+        vertx,
+        options,
+        store,
+        operator,
+        resolveRetention,
+        probe,
+        null,
+        ClientLimits.DEFAULT,
+        new LimitHits());
   }
 
-  /** Starts the admin endpoint. */
+  /**
+   * Starts the admin endpoint with the console's {@code control} (may be null), {@code limits}
+   * (connection caps, header and idle timeouts, HTTP/2 switch) counted in {@code hits}; requests
+   * framed against RFC 9112 get 400 and close.
+   */
   public static Future<AdminServer> start(
       Vertx vertx,
       AdminOptions options,
@@ -70,14 +90,48 @@ public final class AdminServer {
       Operator operator,
       Duration resolveRetention,
       Probe probe,
-      Control control) {
+      Control control,
+      ClientLimits limits,
+      LimitHits hits) {
+    ConnectionGuard guard = ConnectionGuard.create(limits, hits, LimitHits.Port.ADMIN);
+    Handler<HttpServerRequest> router =
+        AdminRouter.create(vertx, options, store, operator, resolveRetention, probe, control);
     return vertx
         .createHttpServer(
             new HttpServerOptions()
                 .setHost(options.listen().host())
-                .setPort(options.listen().port()))
+                .setPort(options.listen().port())
+                .setHttp2ClearTextEnabled(limits.h2c())
+                // Admin answers are short: no read or write for this long is an idle connection.
+                .setIdleTimeout((int) Math.max(1, limits.idleTimeout().toSeconds()))
+                .setIdleTimeoutUnit(TimeUnit.SECONDS))
+        .connectionHandler(guard::accept)
         .requestHandler(
-            AdminRouter.create(vertx, options, store, operator, resolveRetention, probe, control))
+            req -> {
+              if (!guard.started(req.connection())) {
+                return;
+              }
+              String framing = Framing.problem(req);
+              if (framing != null) {
+                hits.hit(LimitHits.Port.ADMIN, LimitHits.Limit.FRAMING);
+                req.response()
+                    .setStatusCode(400)
+                    .putHeader("Connection", "close")
+                    .putHeader("Content-Type", "application/json")
+                    .end(
+                        "{\"error\":{\"code\":\"INVALID_REQUEST\",\"message\":\"request framing: "
+                            + framing.replace("\"", "'")
+                            + "\"}}")
+                    .onComplete(v -> req.connection().close());
+                return;
+              }
+              if (Framing.closeAfter(req)) {
+                guard.closeAfterThis(req.connection());
+                req.response().putHeader("Connection", "close");
+                req.response().endHandler(v -> req.connection().close());
+              }
+              router.handle(req);
+            })
         .listen()
         .map(AdminServer::new);
   }

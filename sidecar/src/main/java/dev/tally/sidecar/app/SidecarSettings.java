@@ -4,6 +4,7 @@ import dev.tally.core.config.ConfigOverrides;
 import dev.tally.core.config.ConfigSection;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.config.UrlRedaction;
+import dev.tally.sidecar.ClientLimits;
 import dev.tally.sidecar.SidecarOptions;
 import dev.tally.sidecar.admin.AdminOptions;
 import dev.tally.sidecar.internal.http.Hosts;
@@ -48,8 +49,17 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
           "nativeTransport",
           "drainTimeout",
           "maxJsonDepth",
-          "maxBatchSize");
-  static final List<String> STREAM_KEYS = List.of("maxEvents", "maxBytes", "maxAge", "priming");
+          "maxBatchSize",
+          "maxConnections",
+          "maxConnectionsPerClient",
+          "headerTimeout",
+          "idleTimeout",
+          "requestBodyTimeout",
+          "maxBufferedRequestBytes",
+          "maxUndeliveredBytes",
+          "h2c");
+  static final List<String> STREAM_KEYS =
+      List.of("maxEvents", "maxBytes", "maxAge", "priming", "maxTotalBytes");
   static final List<String> ADMIN_KEYS = List.of("listen", "tokenFile");
 
   /**
@@ -156,6 +166,7 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
               SidecarOptions.DEFAULT_MAX_BATCH_SIZE,
               1,
               SidecarOptions.MAX_BATCH_SIZE_LIMIT));
+      clientLimits(sc, b);
       Integer loops = sc.integer("eventLoops", null, 1, 64);
       if (loops != null) {
         b.eventLoops(loops);
@@ -208,6 +219,10 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
               SidecarOptions.DEFAULT_STREAM_MAX_AGE,
               Duration.ofSeconds(1),
               Duration.ofDays(1)));
+      Long total = st.bytes("maxTotalBytes", 0L, 0L, 1L << 40);
+      if (total != null) {
+        b.streamMaxTotalBytes(total);
+      }
       Boolean priming = st.bool("priming", null);
       if (priming != null) {
         b.primingEvents(priming);
@@ -229,6 +244,47 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
     SidecarOptions options = b.build();
     return new SidecarSettings(
         options, new AdminOptions(adminListen, token, options.allowedHosts()), drain);
+  }
+
+  /** The {@code sidecar.*} keys of {@link ClientLimits}. */
+  private static void clientLimits(ConfigSection sc, SidecarOptions.Builder b) {
+    ClientLimits d = ClientLimits.DEFAULT;
+    Integer max = sc.integer("maxConnections", d.maxConnections(), 1, 1_000_000);
+    // Unset, the per-client cap follows a smaller global cap instead of contradicting it.
+    Integer perClient =
+        sc.integer(
+            "maxConnectionsPerClient",
+            max == null ? d.maxConnectionsPerClient() : Math.min(d.maxConnectionsPerClient(), max),
+            1,
+            1_000_000);
+    Duration header =
+        sc.duration("headerTimeout", d.headerTimeout(), Duration.ofMillis(1), Duration.ofHours(1));
+    Duration idle =
+        sc.duration("idleTimeout", d.idleTimeout(), Duration.ofMillis(1), Duration.ofDays(1));
+    Duration body =
+        sc.duration(
+            "requestBodyTimeout", d.bodyTimeout(), Duration.ofMillis(1), Duration.ofHours(1));
+    Long buffered = sc.bytes("maxBufferedRequestBytes", 0L, 0L, 1L << 40);
+    Long undelivered = sc.bytes("maxUndeliveredBytes", d.maxUndeliveredBytes(), 1024L, 1L << 40);
+    Boolean h2c = sc.bool("h2c", null);
+    if (max == null
+        || perClient == null
+        || header == null
+        || idle == null
+        || body == null
+        || buffered == null
+        || undelivered == null) {
+      return; // the section named the problem
+    }
+    if (perClient > max) {
+      sc.problem(
+          "maxConnectionsPerClient",
+          perClient + " (expected: at most sidecar.maxConnections, " + max + ")");
+      return;
+    }
+    b.clients(
+        new ClientLimits(
+            max, perClient, header, idle, body, buffered, undelivered, h2c != null && h2c));
   }
 
   /** Section {@code name} with environment overrides for the keys no flag set (flags win). */

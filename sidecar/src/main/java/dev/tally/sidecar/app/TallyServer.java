@@ -126,7 +126,9 @@ public final class TallyServer {
                       runtime.gate().confirmations(),
                       runtime.gate().writes().writeSwitch(),
                       confirmed::send,
-                      clock))
+                      clock),
+                  settings.sidecar().clients(),
+                  sidecar.limitHits())
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
@@ -202,6 +204,27 @@ public final class TallyServer {
         b, "tally_http_requests_in_flight", "MCP HTTP requests being handled", sidecar.inFlight());
     gauge(b, "tally_executions_in_flight", "executions this instance is driving", gate.inFlight());
     gauge(b, "tally_sse_streams", "relayed SSE streams kept for resumption", sidecar.streams());
+    gauge(
+        b,
+        "tally_http_connections",
+        "client connections open on the MCP port",
+        sidecar.openConnections());
+    gauge(
+        b,
+        "tally_http_buffered_request_bytes",
+        "request-body bytes the MCP port holds (bounded by sidecar.maxBufferedRequestBytes)",
+        sidecar.bufferedRequestBytes());
+    gauge(
+        b,
+        "tally_sse_buffered_bytes",
+        "encoded SSE bytes kept for resumption (bounded by stream.maxTotalBytes)",
+        sidecar.streamBytes());
+    counter(
+        b,
+        "tally_sse_streams_evicted_total",
+        "streams whose resumption buffer was dropped to keep stream.maxTotalBytes",
+        sidecar.streamEvictions());
+    sidecar.limitHits().appendPrometheus(b);
     ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
     long held = -1;
     if (inner instanceof JournalExecutionStore j) {

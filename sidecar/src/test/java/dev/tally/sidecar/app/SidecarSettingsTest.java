@@ -31,6 +31,55 @@ class SidecarSettingsTest {
   }
 
   @Test
+  void clientLimitsComeFromTheFileAndTheEnvironmentAndDefaultSafely() {
+    SidecarSettings d =
+        settings("upstream:\n  url: http://127.0.0.1:3000/mcp\n", ConfigOverrides.none());
+    assertThat(d.sidecar().clients()).isEqualTo(dev.tally.sidecar.ClientLimits.DEFAULT);
+    assertThat(d.sidecar().clients().h2c()).isFalse();
+    assertThat(d.sidecar().clients().effectiveMaxBufferedBytes())
+        .isLessThanOrEqualTo(Runtime.getRuntime().maxMemory() / 4 + (1 << 20));
+    SidecarSettings s =
+        settings(
+            "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  maxConnections: 50\n"
+                + "  maxConnectionsPerClient: 5\n  headerTimeout: 2s\n  h2c: true\n"
+                + "  maxBufferedRequestBytes: 8MiB\nstream:\n  maxTotalBytes: 32MiB\n",
+            ConfigOverrides.ofEnv(Map.of("TALLY_SIDECAR_IDLE_TIMEOUT", "7s")));
+    var c = s.sidecar().clients();
+    assertThat(c.maxConnections()).isEqualTo(50);
+    assertThat(c.maxConnectionsPerClient()).isEqualTo(5);
+    assertThat(c.headerTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(c.h2c()).isTrue();
+    assertThat(c.effectiveMaxBufferedBytes()).isEqualTo(8L << 20);
+    assertThat(s.sidecar().effectiveStreamMaxTotalBytes()).isEqualTo(32L << 20);
+    assertThat(
+            settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  maxConnections: 100\n",
+                    ConfigOverrides.none())
+                .sidecar()
+                .clients()
+                .maxConnectionsPerClient())
+        .as("follows a smaller global cap when unset")
+        .isEqualTo(100);
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\nsidecar:\n  maxConnections: 4\n"
+                        + "  maxConnectionsPerClient: 5\n  headerTimeout: 0s\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e ->
+                assertThat(((ConfigException) e).problems())
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("sidecar.maxConnectionsPerClient: 5")
+                                .contains("at most sidecar.maxConnections, 4"))
+                    .anySatisfy(p -> assertThat(p).startsWith("sidecar.headerTimeout")));
+  }
+
+  @Test
   void aPostgresStoreWithoutASharedKeyFileIsRefusedNamingTheKey() {
     assertThatThrownBy(
             () ->

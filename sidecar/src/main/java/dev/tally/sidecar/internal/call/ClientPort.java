@@ -134,7 +134,8 @@ final class ClientPort implements AnswerPort {
     if (priming()) {
       resp.write(Buffer.buffer(SseWriter.priming(b.primingId(), -1)));
     }
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink =
+        ResponseSink.of(resp, ctx.options().clients().maxUndeliveredBytes(), ctx.limitHits());
     b.attach(sink);
     resp.closeHandler(v -> b.detach(sink));
     b.append(SseEvent.message(bytes), delivery);

@@ -7,7 +7,12 @@ import dev.tally.core.mcp.BatchSplitter;
 import dev.tally.core.mcp.BodyClassifier;
 import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.WireJson;
+import dev.tally.sidecar.ClientLimits;
+import dev.tally.sidecar.LimitHits;
 import dev.tally.sidecar.SidecarOptions;
+import dev.tally.sidecar.internal.http.BodyBudget;
+import dev.tally.sidecar.internal.http.BodyReader;
+import dev.tally.sidecar.internal.http.ConnectionGuard;
 import dev.tally.sidecar.internal.http.Hosts;
 import dev.tally.sidecar.internal.http.Origins;
 import dev.tally.sidecar.internal.stream.StreamLimits;
@@ -40,6 +45,10 @@ public final class ProxyContext {
   private final InstantSource clock;
   private final String target;
   private final Shared shared;
+  private final LimitHits limitHits;
+  private final ConnectionGuard guard;
+  private final BodyBudget budget;
+  private final BodyReader.Limits bodyLimits;
 
   /** The mutable state every view of one sidecar shares. */
   private static final class Shared {
@@ -68,6 +77,10 @@ public final class ProxyContext {
     this.clock = base.clock;
     this.target = base.target;
     this.shared = base.shared;
+    this.limitHits = base.limitHits;
+    this.guard = base.guard;
+    this.budget = base.budget;
+    this.bodyLimits = base.bodyLimits;
   }
 
   private ProxyContext(
@@ -86,13 +99,23 @@ public final class ProxyContext {
     this.streams =
         StreamRegistry.create(
             new StreamLimits(
-                options.streamMaxEvents(), options.streamMaxBytes(), options.streamMaxAge()),
+                options.streamMaxEvents(),
+                options.streamMaxBytes(),
+                options.streamMaxAge(),
+                options.effectiveStreamMaxTotalBytes()),
             clock);
     this.cancels = new CancelTargets();
     this.upstream = null;
     this.origins = Origins.of(options.allowedOrigins(), options.allowLoopbackOrigins());
     this.hosts = Hosts.forListener(options.host(), options.allowedHosts());
     this.clock = clock;
+    this.limitHits = new LimitHits();
+    ClientLimits cl = options.clients();
+    this.guard = ConnectionGuard.create(cl, limitHits, LimitHits.Port.MCP);
+    this.budget = BodyBudget.of(cl.effectiveMaxBufferedBytes());
+    this.bodyLimits =
+        new BodyReader.Limits(
+            options.maxRequestBytes(), cl.bodyTimeout(), budget, limitHits, LimitHits.Port.MCP);
   }
 
   /**
@@ -218,6 +241,26 @@ public final class ProxyContext {
 
   public void toolCallsAnswerSse(boolean sse) {
     shared.toolCallsAnswerSse = sse;
+  }
+
+  /** The limit counters of both ports. */
+  public LimitHits limitHits() {
+    return limitHits;
+  }
+
+  /** The MCP port's connection caps and timers. */
+  public ConnectionGuard guard() {
+    return guard;
+  }
+
+  /** The MCP port's request-body budget. */
+  public BodyBudget budget() {
+    return budget;
+  }
+
+  /** What a request body read on the MCP port is held to. */
+  public BodyReader.Limits bodyLimits() {
+    return bodyLimits;
   }
 
   public void enter() {

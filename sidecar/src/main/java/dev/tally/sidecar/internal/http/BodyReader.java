@@ -1,22 +1,37 @@
 package dev.tally.sidecar.internal.http;
 
 import dev.tally.core.mcp.TallyError;
+import dev.tally.sidecar.LimitHits;
+import dev.tally.sidecar.LimitHits.Limit;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import java.time.Duration;
 
 /**
- * Reads a request body up to a limit. Over the limit (by {@code Content-Length} or while reading)
- * the client gets 413 and the connection is closed once the rest of the body was read and dropped
- * ({@link Lingering}); the future then fails.
+ * Reads a request body within its limits. The buffer grows with the bytes received, never with the
+ * {@code Content-Length} declared (a declared length costs nothing until its bytes arrive), and
+ * every byte is reserved from the port's {@link BodyBudget} first. Over {@code limit} (declared or
+ * received) the client gets 413, over the budget 503 {@code OVERLOADED}, after {@code timeout}
+ * without the whole body 408; each time the connection is closed once the rest of the body was read
+ * and dropped ({@link Lingering}), and the future fails.
  */
 public final class BodyReader {
+  /** What a body read is held to. */
+  public record Limits(
+      int maxBytes, Duration timeout, BodyBudget budget, LimitHits hits, LimitHits.Port port) {}
+
+  private static final int FIRST_CAPACITY = 1024;
+
   private BodyReader() {}
 
-  public static Future<Buffer> read(HttpServerRequest req, int limit) {
+  /** Reads {@code req}'s body; {@code hold} keeps the reservation until the caller releases it. */
+  public static Future<Buffer> read(HttpServerRequest req, Limits limits, BodyBudget.Hold hold) {
     Promise<Buffer> done = Promise.promise();
+    int limit = limits.maxBytes();
     String declared = req.getHeader(HttpHeaders.CONTENT_LENGTH);
     if (declared != null) {
       long n;
@@ -26,44 +41,79 @@ public final class BodyReader {
         n = -1;
       }
       if (n > limit) {
-        tooLarge(req, limit);
+        limits.hits().hit(limits.port(), Limit.REQUEST_BYTES);
+        refuse(
+            req,
+            TallyError.Code.PAYLOAD_TOO_LARGE,
+            "request body exceeds limits.maxRequestBytes (" + limit + " bytes)");
         done.fail("too large");
         return done.future();
       }
     }
-    Buffer body =
-        Buffer.buffer(declared != null ? Math.max(0, Math.min(limit, parse(declared))) : 512);
-    // Over the limit, tooLarge hands the request to Lingering, whose handlers replace these.
+    Buffer body = Buffer.buffer(FIRST_CAPACITY);
+    Vertx vertx = Vertx.currentContext().owner();
+    long timer =
+        vertx.setTimer(
+            limits.timeout().toMillis(),
+            t -> {
+              if (done.future().isComplete()) {
+                return;
+              }
+              limits.hits().hit(limits.port(), Limit.BODY_TIMEOUT);
+              refuse(
+                  req,
+                  TallyError.Code.REQUEST_TIMEOUT,
+                  "request body not received whole within sidecar.requestBodyTimeout ("
+                      + limits.timeout().toMillis()
+                      + " ms)");
+              done.tryFail("timeout");
+            });
+    // Over a limit, refuse hands the request to Lingering, whose handlers replace these.
     req.handler(
         chunk -> {
+          if (done.future().isComplete()) {
+            return;
+          }
           if (body.length() + chunk.length() > limit) {
-            tooLarge(req, limit);
+            vertx.cancelTimer(timer);
+            limits.hits().hit(limits.port(), Limit.REQUEST_BYTES);
+            refuse(
+                req,
+                TallyError.Code.PAYLOAD_TOO_LARGE,
+                "request body exceeds limits.maxRequestBytes (" + limit + " bytes)");
             done.tryFail("too large");
+            return;
+          }
+          if (!hold.reserve(chunk.length())) {
+            vertx.cancelTimer(timer);
+            limits.hits().hit(limits.port(), Limit.BUFFERED_BYTES);
+            refuse(
+                req,
+                TallyError.Code.OVERLOADED,
+                "too many request bytes are buffered at once (sidecar.maxBufferedRequestBytes: "
+                    + limits.budget().max()
+                    + " bytes); retry later");
+            done.tryFail("overloaded");
             return;
           }
           body.appendBuffer(chunk);
         });
-    req.exceptionHandler(t -> done.tryFail(t));
-    req.endHandler(v -> done.tryComplete(body));
+    req.exceptionHandler(
+        t -> {
+          vertx.cancelTimer(timer);
+          done.tryFail(t);
+        });
+    req.endHandler(
+        v -> {
+          vertx.cancelTimer(timer);
+          done.tryComplete(body);
+        });
     return done.future();
   }
 
-  private static int parse(String declared) {
-    try {
-      return (int) Math.min(Integer.MAX_VALUE, Long.parseLong(declared.trim()));
-    } catch (NumberFormatException e) {
-      return 512;
-    }
-  }
-
-  private static void tooLarge(HttpServerRequest req, int limit) {
-    req.response().headers().set(HttpHeaders.CONNECTION, "close");
-    Future<Void> answered =
-        Replies.refuse(
-            req.response(),
-            null,
-            TallyError.Code.PAYLOAD_TOO_LARGE,
-            "request body exceeds limits.maxRequestBytes (" + limit + " bytes)");
+  private static void refuse(HttpServerRequest req, TallyError.Code code, String message) {
+    Framing.announceClose(req);
+    Future<Void> answered = Replies.refuse(req.response(), null, code, message);
     Lingering.drainThenClose(req, answered);
   }
 }

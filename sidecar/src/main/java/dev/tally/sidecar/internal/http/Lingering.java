@@ -3,6 +3,7 @@ package dev.tally.sidecar.internal.http;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 
 /**
  * Closes the connection of a request answered before its body was read (413), but only once the
@@ -30,7 +31,12 @@ public final class Lingering {
         () -> {
           if (!closed[0]) {
             closed[0] = true;
-            answered.onComplete(v -> req.connection().close());
+            if (req.version() == HttpVersion.HTTP_2) {
+              // One stream of a shared connection: stop its upload (RFC 9113 §8.1), keep the rest.
+              answered.onComplete(v -> req.response().reset(0));
+            } else {
+              answered.onComplete(v -> req.connection().close());
+            }
           }
         };
     long timer = vertx.setTimer(MAX_MILLIS, t -> close.run());

@@ -3,11 +3,15 @@ package dev.tally.sidecar.internal.proxy;
 import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
+import dev.tally.sidecar.LimitHits;
 import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.BodyBudget;
+import dev.tally.sidecar.internal.http.Framing;
 import dev.tally.sidecar.internal.http.Replies;
 import dev.tally.sidecar.internal.relay.Forwarder;
 import dev.tally.sidecar.internal.relay.Relay;
 import io.vertx.core.Handler;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,17 +30,43 @@ public final class McpHandler implements Handler<HttpServerRequest> {
 
   @Override
   public void handle(HttpServerRequest req) {
+    HttpConnection conn = req.connection();
+    if (!ctx.guard().started(conn)) {
+      return; // pipelined behind a chunked request: never read, the connection is closing
+    }
     ctx.enter();
+    BodyBudget.Hold hold = ctx.budget().hold();
+    boolean closeAfter = Framing.closeAfter(req);
     AtomicBoolean left = new AtomicBoolean();
     req.response()
         .endHandler(
             v -> {
               if (left.compareAndSet(false, true)) {
+                hold.release();
+                ctx.guard().ended(conn);
                 ctx.leave();
+                if (closeAfter && req.isEnded()) {
+                  conn.close();
+                }
               }
             });
-    if (ctx.draining()) {
+    String framing = Framing.problem(req);
+    if (framing != null) {
+      ctx.limitHits().hit(LimitHits.Port.MCP, LimitHits.Limit.FRAMING);
       req.response().headers().set("Connection", "close");
+      Replies.refuse(
+              req.response(), null, TallyError.Code.INVALID_REQUEST, "request framing: " + framing)
+          .onComplete(v -> conn.close());
+      return;
+    }
+    if (closeAfter) {
+      // The decoder may have dropped a Content-Length it read beside Transfer-Encoding: whatever
+      // follows this body on the connection may be a hidden request (RFC 9112 §6.1), never read.
+      ctx.guard().closeAfterThis(conn);
+      req.response().headers().set("Connection", "close");
+    }
+    if (ctx.draining()) {
+      Framing.announceClose(req);
       Replies.refuse(
           req.response(), null, TallyError.Code.SHUTTING_DOWN, "the sidecar is shutting down");
       return;
@@ -64,7 +94,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
     HttpMethod m = req.method();
     if (m == HttpMethod.POST) {
-      PostFlow.run(ctx, req);
+      PostFlow.run(ctx, req, hold);
     } else if (m == HttpMethod.GET) {
       get(req);
     } else {

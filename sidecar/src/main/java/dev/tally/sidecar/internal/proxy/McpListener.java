@@ -52,11 +52,16 @@ public final class McpListener extends VerticleBase {
             .setHost(template.options().host())
             .setPort(port)
             .setTcpNoDelay(true)
-            .setCompressionSupported(false);
+            .setCompressionSupported(false)
+            .setHttp2ClearTextEnabled(template.options().clients().h2c());
     HttpServer s =
         vertx
             .createHttpServer(so)
-            .connectionHandler(c -> connections.incrementAndGet())
+            .connectionHandler(
+                c -> {
+                  connections.incrementAndGet();
+                  template.guard().accept(c);
+                })
             .requestHandler(McpHandler.create(template.withUpstream(upstream)));
     server = s;
     return s.listen().recover(t -> upstream.close().transform(v -> Future.failedFuture(t)));

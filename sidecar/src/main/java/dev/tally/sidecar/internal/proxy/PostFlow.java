@@ -14,6 +14,7 @@ import dev.tally.sidecar.internal.call.ClientCancellation;
 import dev.tally.sidecar.internal.call.LearnTap;
 import dev.tally.sidecar.internal.call.SessionTap;
 import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.BodyBudget;
 import dev.tally.sidecar.internal.http.BodyReader;
 import dev.tally.sidecar.internal.http.Replies;
 import dev.tally.sidecar.internal.relay.Forwarder;
@@ -35,7 +36,7 @@ import java.util.Optional;
 final class PostFlow {
   private PostFlow() {}
 
-  static void run(ProxyContext ctx, HttpServerRequest req) {
+  static void run(ProxyContext ctx, HttpServerRequest req, BodyBudget.Hold hold) {
     if (!MediaTypes.isJson(req.getHeader(HttpHeaders.CONTENT_TYPE))) {
       Replies.refuse(
           req.response(),
@@ -52,7 +53,7 @@ final class PostFlow {
           "POST requires an Accept header listing application/json and text/event-stream");
       return;
     }
-    BodyReader.read(req, ctx.options().maxRequestBytes())
+    BodyReader.read(req, ctx.bodyLimits(), hold)
         .onComplete(
             ar -> {
               if (ar.succeeded()) {

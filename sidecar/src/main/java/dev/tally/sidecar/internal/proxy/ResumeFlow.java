@@ -29,7 +29,8 @@ final class ResumeFlow {
       return;
     }
     streamHead(resp);
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink =
+        ResponseSink.of(resp, ctx.options().clients().maxUndeliveredBytes(), ctx.limitHits());
     resp.closeHandler(v -> b.detach(sink));
     if (b.resume(cursor.seq(), sink) == StreamBuffer.Resume.UNKNOWN) {
       resp.headers().clear();
@@ -55,7 +56,8 @@ final class ResumeFlow {
     }
     HttpServerResponse resp = req.response();
     streamHead(resp);
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink =
+        ResponseSink.of(resp, ctx.options().clients().maxUndeliveredBytes(), ctx.limitHits());
     resp.closeHandler(v -> b.detach(sink));
     if (!b.reattach(sink)) {
       resp.headers().clear();

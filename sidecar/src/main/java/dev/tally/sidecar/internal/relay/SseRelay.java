@@ -161,7 +161,8 @@ public final class SseRelay {
     Relay.copyHead(upResp, resp, true);
     resp.setChunked(true);
     resp.headers().set("Cache-Control", "no-cache").set("X-Accel-Buffering", "no");
-    ResponseSink sink = new ResponseSink(resp);
+    ResponseSink sink =
+        ResponseSink.of(resp, ctx.options().clients().maxUndeliveredBytes(), ctx.limitHits());
     if (mode.priming()) {
       resp.write(Buffer.buffer(SseWriter.priming(b.primingId(), -1)));
     } else {

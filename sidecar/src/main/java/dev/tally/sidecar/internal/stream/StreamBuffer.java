@@ -22,10 +22,12 @@ public final class StreamBuffer {
   private final String session;
   private final StreamLimits limits;
   private final InstantSource clock;
+  private final StreamRegistry registry;
   private final ArrayDeque<Entry> entries = new ArrayDeque<>();
   private long nextSeq = 1;
   private long bytes;
   private boolean ended;
+  private boolean evicted;
   private Instant idleSince;
   private EventSink sink;
   private Runnable cancelUpstream = () -> {};
@@ -58,7 +60,13 @@ public final class StreamBuffer {
     UNKNOWN
   }
 
-  StreamBuffer(String id, String session, StreamLimits limits, InstantSource clock) {
+  StreamBuffer(
+      String id,
+      String session,
+      StreamLimits limits,
+      InstantSource clock,
+      StreamRegistry registry) {
+    this.registry = registry;
     this.id = id;
     this.session = session;
     this.limits = limits;
@@ -113,13 +121,55 @@ public final class StreamBuffer {
       long seq = nextSeq++;
       Buffer b = Buffer.buffer(SseWriter.encode(event.withId(new EventId(id, seq).toString())));
       e = new Entry(seq, b, clock.instant(), delivery);
-      entries.addLast(e);
-      unconfirmed++;
-      bytes += b.length();
-      evict();
+      if (!evicted) {
+        // An evicted stream is no longer resumable: its events go to the client, not the buffer.
+        entries.addLast(e);
+        unconfirmed++;
+        bytes += b.length();
+        registry.kept(b.length());
+        evict();
+      }
       target = sink;
     }
+    registry.shedIfOver();
     send(target, e);
+  }
+
+  /** A snapshot for the registry's eviction order: ended, then unattended, then attached. */
+  synchronized StreamRegistry.Candidate candidate() {
+    int rank = ended ? 0 : sink == null ? 1 : 2;
+    return new StreamRegistry.Candidate(this, rank, idleSince, bytes);
+  }
+
+  /**
+   * Drops every kept event to bring the total under its bound: from now on the stream cannot be
+   * resumed ({@code Last-Event-ID} into it is unknown), while an attached client keeps receiving
+   * live events and the upstream is still read, so a result is still captured and stored. Returns
+   * the bytes freed.
+   */
+  long evictForBudget() {
+    java.util.List<Entry> dropped;
+    synchronized (this) {
+      if (evicted || entries.isEmpty()) {
+        evicted = true;
+        return 0;
+      }
+      evicted = true;
+      dropped = new java.util.ArrayList<>(entries);
+      entries.clear();
+      long freed = bytes;
+      bytes = 0;
+      registry.kept(-freed);
+      for (Entry e : dropped) {
+        if (!e.confirmed) {
+          unconfirmed--;
+        }
+      }
+      if (ended) {
+        idleSince = Instant.MIN.plusSeconds(1); // the next sweep forgets it
+      }
+      return freed;
+    }
   }
 
   private void send(EventSink target, Entry e) {
@@ -198,7 +248,7 @@ public final class StreamBuffer {
     synchronized (this) {
       evict();
       long first = entries.isEmpty() ? nextSeq : entries.peekFirst().seq;
-      if (afterSeq >= nextSeq || afterSeq < first - 1) {
+      if (evicted || afterSeq >= nextSeq || afterSeq < first - 1) {
         return Resume.UNKNOWN;
       }
       for (Entry e : entries) {
@@ -231,7 +281,7 @@ public final class StreamBuffer {
   public boolean reattach(EventSink s) {
     java.util.List<Entry> replay = new java.util.ArrayList<>();
     synchronized (this) {
-      if (ended || sink != null) {
+      if (ended || evicted || sink != null) {
         return false;
       }
       evict();
@@ -265,6 +315,7 @@ public final class StreamBuffer {
       cancel = ended ? null : cancelUpstream;
       ended = true;
       entries.clear();
+      registry.kept(-bytes);
       bytes = 0;
       unconfirmed = 0;
     }
@@ -286,6 +337,7 @@ public final class StreamBuffer {
       }
       it.remove();
       bytes -= e.bytes.length();
+      registry.kept(-e.bytes.length());
       if (!e.confirmed) {
         unconfirmed--;
       }

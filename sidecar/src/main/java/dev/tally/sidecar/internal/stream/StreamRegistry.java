@@ -1,20 +1,38 @@
 package dev.tally.sidecar.internal.stream;
 
+import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * All relayed streams of one sidecar, by stream id, and each session's latest standalone (GET)
  * stream. A stream whose every event reached a client is forgotten when it ends; {@link #sweep()}
  * drops the others once they ended, or were left without a client, for longer than the age limit.
- * Thread-safe.
+ *
+ * <p>All streams together keep at most {@link StreamLimits#maxTotalBytes()} encoded bytes. Past it,
+ * whole streams are evicted until the total fits, in this order: ended streams, then live streams
+ * no client is attached to, then attached ones; within each, the one idle longest first. An evicted
+ * stream cannot be resumed any more ({@code Last-Event-ID} into it is unknown, 404), but nothing
+ * stored is lost: the upstream is still read to its end and the result recorded for replay, and an
+ * attached client still gets live events. Thread-safe.
  */
 public final class StreamRegistry {
   private final Map<String, StreamBuffer> streams = new ConcurrentHashMap<>();
   private final Map<String, StreamBuffer> standalone = new ConcurrentHashMap<>();
   private final StreamLimits limits;
   private final InstantSource clock;
+  private final AtomicLong total = new AtomicLong();
+  private final AtomicLong evictions = new AtomicLong();
+  private final AtomicBoolean shedding = new AtomicBoolean();
+
+  /** One stream's place in the eviction order, taken under its lock. */
+  record Candidate(StreamBuffer buffer, int rank, Instant idleSince, long bytes) {}
 
   private StreamRegistry(StreamLimits limits, InstantSource clock) {
     this.limits = limits;
@@ -29,7 +47,7 @@ public final class StreamRegistry {
   public StreamBuffer open(String session) {
     while (true) {
       String id = EventId.newStreamId();
-      StreamBuffer b = new StreamBuffer(id, session, limits, clock);
+      StreamBuffer b = new StreamBuffer(id, session, limits, clock, this);
       if (streams.putIfAbsent(id, b) == null) {
         return b;
       }
@@ -93,6 +111,47 @@ public final class StreamRegistry {
       }
     }
     return n;
+  }
+
+  /** Encoded bytes all streams keep now. */
+  public long keptBytes() {
+    return total.get();
+  }
+
+  /** Streams evicted to keep {@link StreamLimits#maxTotalBytes()}, since start. */
+  public long evictions() {
+    return evictions.get();
+  }
+
+  void kept(long delta) {
+    total.addAndGet(delta);
+  }
+
+  /** Evicts whole streams while the total is over its bound (one caller at a time). */
+  void shedIfOver() {
+    if (total.get() <= limits.maxTotalBytes() || !shedding.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      List<Candidate> order = new ArrayList<>();
+      for (StreamBuffer b : streams.values()) {
+        order.add(b.candidate());
+      }
+      order.sort(
+          Comparator.comparingInt(Candidate::rank)
+              .thenComparing(Candidate::idleSince)
+              .thenComparing(Comparator.comparingLong(Candidate::bytes).reversed()));
+      for (Candidate c : order) {
+        if (total.get() <= limits.maxTotalBytes()) {
+          break;
+        }
+        if (c.buffer().evictForBudget() > 0) {
+          evictions.incrementAndGet();
+        }
+      }
+    } finally {
+      shedding.set(false);
+    }
   }
 
   /** Streams currently kept. */

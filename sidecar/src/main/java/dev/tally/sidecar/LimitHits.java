@@ -1,0 +1,90 @@
+package dev.tally.sidecar;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * How often each client limit was hit, per port: the one metrics seam of {@link ClientLimits}.
+ * Exposed as {@code tally_client_limit_hits_total{port,limit}}. Thread-safe.
+ */
+public final class LimitHits {
+  /** The port a limit was hit on. */
+  public enum Port {
+    MCP,
+    ADMIN
+  }
+
+  /** Which limit. Names are the metric's {@code limit} label. */
+  public enum Limit {
+    /** {@code sidecar.maxConnections}: a connection closed at accept. */
+    MAX_CONNECTIONS("max_connections"),
+    /** {@code sidecar.maxConnectionsPerClient}. */
+    MAX_CONNECTIONS_PER_CLIENT("max_connections_per_client"),
+    /** {@code sidecar.headerTimeout}: no complete request head in time. */
+    HEADER_TIMEOUT("header_timeout"),
+    /** {@code sidecar.idleTimeout}: a kept-alive connection sat unused. */
+    IDLE_TIMEOUT("idle_timeout"),
+    /** {@code sidecar.requestBodyTimeout}: 408. */
+    BODY_TIMEOUT("request_body_timeout"),
+    /** {@code limits.maxRequestBytes}: 413. */
+    REQUEST_BYTES("max_request_bytes"),
+    /** {@code sidecar.maxBufferedRequestBytes}: 503 OVERLOADED. */
+    BUFFERED_BYTES("max_buffered_request_bytes"),
+    /** {@code sidecar.maxUndeliveredBytes}: a client that stopped reading was disconnected. */
+    UNDELIVERED_BYTES("max_undelivered_bytes"),
+    /** RFC 9112 framing refused: 400 and close. */
+    FRAMING("framing");
+
+    private final String label;
+
+    Limit(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+  }
+
+  private final Map<Port, Map<Limit, LongAdder>> hits = new EnumMap<>(Port.class);
+
+  public LimitHits() {
+    for (Port p : Port.values()) {
+      Map<Limit, LongAdder> m = new EnumMap<>(Limit.class);
+      for (Limit l : Limit.values()) {
+        m.put(l, new LongAdder());
+      }
+      hits.put(p, m);
+    }
+  }
+
+  public void hit(Port port, Limit limit) {
+    hits.get(port).get(limit).increment();
+  }
+
+  public long count(Port port, Limit limit) {
+    return hits.get(port).get(limit).sum();
+  }
+
+  /** Appends the counter in Prometheus text exposition. */
+  public void appendPrometheus(StringBuilder b) {
+    String name = "tally_client_limit_hits_total";
+    b.append("# HELP ")
+        .append(name)
+        .append(" times a client limit (connections, timeouts, buffered bytes, framing) was hit\n");
+    b.append("# TYPE ").append(name).append(" counter\n");
+    for (Port p : Port.values()) {
+      for (Limit l : Limit.values()) {
+        b.append(name)
+            .append("{port=\"")
+            .append(p.name().toLowerCase(java.util.Locale.ROOT))
+            .append("\",limit=\"")
+            .append(l.label())
+            .append("\"} ")
+            .append(count(p, l))
+            .append('\n');
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.tally.sidecar.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.core.testing.Mutations;
+import io.vertx.core.buffer.Buffer;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Fuzzing of the admin request parser (issue 21): {@link StrictBody} and {@link ToolResultShape}
+ * answer every body with a value or a problem that names a member, never an exception, and a
+ * refusal never echoes a marker value from the body. Bounded by {@code jqwik.tries.default};
+ * crashers kept under {@code src/test/resources/fuzz/admin/}.
+ */
+class AdminBodyFuzzTest {
+  private static final String MARKER = "SECRETMARKER";
+  private static final List<String> RESOLVE = List.of("outcome", "result", "note");
+  private static final List<byte[]> SEEDS =
+      Mutations.seeds(
+          "{\"outcome\":\"completed\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\""
+              + MARKER
+              + "\"}],\"isError\":false,\"structuredContent\":{\"k\":\""
+              + MARKER
+              + "\"}},\"note\":\"by hand\"}",
+          "{\"outcome\":\"failed\"}",
+          "{\"result\":{\"content\":[{\"type\":\"image\",\"data\":\"AAAA\",\"mimeType\":\"image/png\"},"
+              + "{\"type\":\"resource\",\"resource\":{\"uri\":\"x:/"
+              + MARKER
+              + "\",\"text\":\"t\"}}]}}",
+          "");
+
+  @Provide
+  Arbitrary<byte[]> bodies() {
+    return Mutations.of(SEEDS, 6);
+  }
+
+  @Property
+  void everyBodyGetsAValueOrAProblemThatQuotesNoValue(@ForAll("bodies") byte[] body) {
+    check(body);
+  }
+
+  @Example
+  void keptCrashersStayFixed() {
+    Mutations.regressions("admin").forEach(AdminBodyFuzzTest::check);
+  }
+
+  private static void check(byte[] body) {
+    StrictBody.Parsed p = StrictBody.object(Buffer.buffer(body), true, RESOLVE);
+    assertThat(p).isNotNull();
+    if (p.object() == null) {
+      assertThat(p.problem()).isNotBlank();
+      if (!p.problem().contains("member")) { // member names are named; values never
+        assertThat(p.problem()).doesNotContain(MARKER);
+      }
+      return;
+    }
+    String shape = ToolResultShape.problem(p.object().get("result"));
+    if (shape != null) {
+      assertThat(shape).startsWith("result").doesNotContain(MARKER);
+    }
+  }
+}
