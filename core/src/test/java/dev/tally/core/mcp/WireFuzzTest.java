@@ -9,18 +9,14 @@ import dev.tally.core.testing.Mutations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 
 /**
  * Fuzzing of core's one wire layer (issue 21): the request classifier and tools/call reader, the
- * SSE parser and the canonicalizer, on mutated valid inputs. Each run is bounded by {@code
- * jqwik.tries.default} (junit-platform.properties; raise it with {@code -Djqwik.tries.default=N}
- * for a long run); crashers are kept under {@code src/test/resources/fuzz/<target>/} and replayed
- * by the examples below.
+ * SSE parser and the canonicalizer, on mutated valid inputs. Each run tries {@code
+ * -Dtally.fuzz.tries} inputs (400 by default, seconds; raise it, and change {@code
+ * -Dtally.fuzz.seed}, for a long run); crashers are kept under {@code
+ * src/test/resources/fuzz/<target>/} and replayed by the tests below.
  */
 class WireFuzzTest {
   private static final WireJson JSON = WireJson.defaults();
@@ -45,56 +41,57 @@ class WireFuzzTest {
           "\uFEFFdata: x\n\nid: 2\ndata:\n\ndata: y",
           "data: " + "z".repeat(300) + "\n\n");
 
-  @Provide
-  Arbitrary<byte[]> bodies() {
-    return Mutations.of(BODIES, 6);
-  }
-
-  @Provide
-  Arbitrary<byte[]> streams() {
-    return Mutations.of(STREAMS, 6);
-  }
-
   /** The classifier and the reader answer every input with a value, never an exception. */
-  @Property
-  void theClassifierAndTheReaderNeverThrow(@ForAll("bodies") byte[] body) {
-    classifyAndRead(body);
+  @Test
+  void theClassifierAndTheReaderNeverThrow() {
+    Mutations.forEach(BODIES, 6, WireFuzzTest::classifyAndRead);
   }
 
   /** Whatever is classified as a message was strict UTF-8 (RFC 3629). */
-  @Property
-  void nothingAcceptedIsInvalidUtf8(@ForAll("bodies") byte[] body) {
-    BodyScan s = CLASSIFIER.classify(body);
-    if (s.shape() != BodyScan.Shape.REFUSED) {
-      assertThat(Utf8Scan.scan(body, 0, body.length)).isNegative();
-    }
+  @Test
+  void nothingAcceptedIsInvalidUtf8() {
+    Mutations.forEach(
+        BODIES,
+        6,
+        body -> {
+          BodyScan s = CLASSIFIER.classify(body);
+          if (s.shape() != BodyScan.Shape.REFUSED) {
+            assertThat(Utf8Scan.scan(body, 0, body.length)).isNegative();
+          }
+        });
   }
 
   /** Events do not depend on how the stream is split into chunks. */
-  @Property
-  void theSseParserIsSplitInvariant(@ForAll("streams") byte[] stream, @ForAll long seed) {
-    assertThat(parse(stream, new Random(seed), true)).isEqualTo(parse(stream, null, false));
+  @Test
+  void theSseParserIsSplitInvariant() {
+    Random splits = new Random(Mutations.firstSeed());
+    Mutations.forEach(
+        STREAMS,
+        6,
+        stream ->
+            assertThat(parse(stream, new Random(splits.nextLong()), true))
+                .isEqualTo(parse(stream, null, false)));
   }
 
   /** Canonical form refuses with its own exception, or is a fixed point of itself. */
-  @Property
-  void canonicalFormIsAFixedPoint(@ForAll("bodies") byte[] doc) {
-    canonicalizeTwice(doc);
+  @Test
+  void canonicalFormIsAFixedPoint() {
+    Mutations.forEach(BODIES, 6, WireFuzzTest::canonicalizeTwice);
   }
 
-  @Example
+  @Test
   void keptClassifierCrashersStayFixed() {
     Mutations.regressions("classifier").forEach(WireFuzzTest::classifyAndRead);
   }
 
-  @Example
+  @Test
   void keptSseCrashersStayFixed() {
     for (byte[] b : Mutations.regressions("sse")) {
       assertThat(parse(b, new Random(1), true)).isEqualTo(parse(b, null, false));
     }
   }
 
-  @Example
+  @Test
   void keptCanonicalizerCrashersStayFixed() {
     Mutations.regressions("canonicalizer").forEach(WireFuzzTest::canonicalizeTwice);
   }

@@ -7,17 +7,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import java.util.stream.Stream;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
 
 /**
  * Fuzzing inputs for the parsers (issue 21): valid seeds bent by a few byte-level mutations (flips,
  * inserts of hostile tokens, deletions, duplications, truncation), so most inputs get past the
  * first byte and reach deep into a parser; plus the crashers kept as regression inputs under {@code
- * src/test/resources/fuzz/<target>/}. jqwik shrinks a failure to its smallest mutation list.
+ * src/test/resources/fuzz/<target>/}. Each input comes from its own seeded {@link Random}, so a
+ * failure replays exactly; plain JUnit, no property-testing library.
  */
 public final class Mutations {
   /** Byte sequences that have broken parsers: overlong UTF-8, surrogates, huge numbers, framing. */
@@ -93,23 +93,61 @@ public final class Mutations {
     }
   }
 
-  /** Seeds bent by 0 to {@code maxSteps} mutations. */
-  public static Arbitrary<byte[]> of(List<byte[]> seeds, int maxSteps) {
-    Arbitrary<Step> step =
-        Combinators.combine(
-                Arbitraries.integers().between(0, 5),
-                Arbitraries.doubles().between(0, 1),
-                Arbitraries.integers())
-            .as(Step::new);
-    return Combinators.combine(Arbitraries.of(seeds), step.list().ofMinSize(0).ofMaxSize(maxSteps))
-        .as(
-            (seed, steps) -> {
-              byte[] b = seed;
-              for (Step s : steps) {
-                b = s.apply(b);
-              }
-              return b;
-            });
+  /** How many inputs each fuzz property tries: {@code -Dtally.fuzz.tries} (default 400). */
+  public static int tries() {
+    return Integer.getInteger("tally.fuzz.tries", 400);
+  }
+
+  /**
+   * The first seed of a run: {@code -Dtally.fuzz.seed} (default a fixed one, so every build tries
+   * the same inputs; a long run with another seed tries new ones).
+   */
+  public static long firstSeed() {
+    return Long.getLong("tally.fuzz.seed", 20261202L);
+  }
+
+  /** Something that must hold for one input. */
+  @FunctionalInterface
+  public interface Check {
+    void accept(byte[] input) throws Exception;
+  }
+
+  /**
+   * Runs {@code check} on {@link #tries()} inputs, each a seed bent by 0 to {@code maxSteps}
+   * mutations drawn from its own {@link Random} ({@link #firstSeed()} + its index). A failure names
+   * the run seed, the index and the input in hex, so it can be replayed with {@code
+   * -Dtally.fuzz.seed} or kept under {@code src/test/resources/fuzz/<target>/}.
+   */
+  public static void forEach(List<byte[]> seeds, int maxSteps, Check check) {
+    long first = firstSeed();
+    int n = tries();
+    for (int i = 0; i < n; i++) {
+      byte[] input = mutate(seeds, maxSteps, new Random(first + i));
+      try {
+        check.accept(input);
+      } catch (Throwable t) {
+        throw new AssertionError(
+            "fuzz input #"
+                + i
+                + " of -Dtally.fuzz.seed="
+                + first
+                + " failed ("
+                + t
+                + "); input (hex): "
+                + HexFormat.of().formatHex(input),
+            t);
+      }
+    }
+  }
+
+  /** One input: a seed bent by 0 to {@code maxSteps} mutations drawn from {@code r}. */
+  public static byte[] mutate(List<byte[]> seeds, int maxSteps, Random r) {
+    byte[] b = seeds.get(r.nextInt(seeds.size()));
+    int steps = r.nextInt(maxSteps + 1);
+    for (int i = 0; i < steps; i++) {
+      b = new Step(r.nextInt(6), r.nextDouble(), r.nextInt()).apply(b);
+    }
+    return b;
   }
 
   /** UTF-8 bytes of each string. */

@@ -5,16 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.core.testing.Mutations;
 import io.vertx.core.buffer.Buffer;
 import java.util.List;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 
 /**
  * Fuzzing of the admin request parser (issue 21): {@link StrictBody} and {@link ToolResultShape}
  * answer every body with a value or a problem that names a member, never an exception, and a
- * refusal never echoes a marker value from the body. Bounded by {@code jqwik.tries.default};
+ * refusal never echoes a marker value from the body. Bounded by {@code -Dtally.fuzz.tries};
  * crashers kept under {@code src/test/resources/fuzz/admin/}.
  */
 class AdminBodyFuzzTest {
@@ -34,17 +30,12 @@ class AdminBodyFuzzTest {
               + "\",\"text\":\"t\"}}]}}",
           "");
 
-  @Provide
-  Arbitrary<byte[]> bodies() {
-    return Mutations.of(SEEDS, 6);
+  @Test
+  void everyBodyGetsAValueOrAProblemThatQuotesNoValue() {
+    Mutations.forEach(SEEDS, 6, AdminBodyFuzzTest::check);
   }
 
-  @Property
-  void everyBodyGetsAValueOrAProblemThatQuotesNoValue(@ForAll("bodies") byte[] body) {
-    check(body);
-  }
-
-  @Example
+  @Test
   void keptCrashersStayFixed() {
     Mutations.regressions("admin").forEach(AdminBodyFuzzTest::check);
   }
