@@ -1,6 +1,7 @@
 package dev.tally.core.gate;
 
 import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.actor.IdentityRefused;
 import dev.tally.core.audit.AuditSink;
 import dev.tally.core.audit.RetryOutcome;
 import dev.tally.core.audit.SessionRef;
@@ -158,6 +159,8 @@ public final class Gate implements AutoCloseable {
     CallAnalyzer.Result analysis;
     try {
       analysis = analyzer.analyze(call, contract);
+    } catch (IdentityRefused e) {
+      return CompletableFuture.completedFuture(new Decision.Refuse(e.error()));
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(
           new Decision.Refuse(
@@ -230,7 +233,13 @@ public final class Gate implements AutoCloseable {
   public java.util.Optional<Description> describe(
       ToolCall call, java.util.function.Consumer<TallyError> refused) {
     ToolContract contract = contracts.resolve(call.tool());
-    CallAnalyzer.Result analysis = analyzer.analyze(call, contract);
+    CallAnalyzer.Result analysis;
+    try {
+      analysis = analyzer.analyze(call, contract);
+    } catch (IdentityRefused e) {
+      refused.accept(e.error());
+      return java.util.Optional.empty();
+    }
     if (analysis instanceof CallAnalyzer.Refused r) {
       refused.accept(r.error());
       return java.util.Optional.empty();
@@ -269,6 +278,7 @@ public final class Gate implements AutoCloseable {
                 e.version() > 1 || e.timeline().size() > 2 ? RetryOutcome.PENDING : null;
             case IDEMPOTENCY_IN_PROGRESS -> RetryOutcome.ATTACHED;
             case RESULT_NOT_RETAINED -> RetryOutcome.REPLAYED;
+            case RESULT_WITHHELD -> null;
           };
     }
     if (outcome != null) {

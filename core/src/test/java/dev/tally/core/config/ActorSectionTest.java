@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tally.core.actor.ActorConfig;
+import dev.tally.core.actor.JwtConfig;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,10 +27,12 @@ class ActorSectionTest {
         .isEqualTo(ActorConfig.tokenHash("X-Api-Key"));
     assertThat(actor("actor: {mode: header, header: X-Forwarded-User}"))
         .isEqualTo(ActorConfig.header("X-Forwarded-User"));
-    assertThat(actor("actor: {mode: jwt_claim}"))
-        .isEqualTo(ActorConfig.jwtClaim("Authorization", "sub"));
-    assertThat(actor("actor: {mode: jwt_claim, header: X-Jwt, claim: email}"))
-        .isEqualTo(ActorConfig.jwtClaim("X-Jwt", "email"));
+    assertThat(actor("actor: {mode: jwt_claim, jwt: {verifiedBy: ingress}}"))
+        .isEqualTo(ActorConfig.jwtClaim("Authorization", "sub", JwtConfig.ingress()));
+    assertThat(
+            actor(
+                "actor: {mode: jwt_claim, header: X-Jwt, claim: email, jwt: {verifiedBy: ingress}}"))
+        .isEqualTo(ActorConfig.jwtClaim("X-Jwt", "email", JwtConfig.ingress()));
     assertThat(actor("actor: {mode: fixed, value: batch-runner}"))
         .isEqualTo(ActorConfig.fixed("batch-runner"));
   }
@@ -60,7 +63,9 @@ class ActorSectionTest {
 
   @Test
   void valuesAreValidated() {
-    assertThat(problems("actor: {mode: jwt_claim, header: 'X Bad', claim: '/a/~9'}\n"))
+    assertThat(
+            problems(
+                "actor: {mode: jwt_claim, header: 'X Bad', claim: '/a/~9', jwt: {verifiedBy: ingress}}\n"))
         .containsExactly(
             "actor.header: X Bad (expected: an HTTP header name like X-Forwarded-User)",
             "actor.claim: /a/~9 (expected: a claim name like sub, or a pointer like /user/id)");
