@@ -11,17 +11,19 @@ import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
 import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.proc.BadJOSEException;
 import com.nimbusds.jose.proc.BadJWSException;
+import com.nimbusds.jose.proc.JWSKeySelector;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.BadJWTException;
-import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import com.nimbusds.jwt.proc.JWTClaimsSetVerifier;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.Key;
 import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.cert.CertificateException;
@@ -35,8 +37,7 @@ import java.text.ParseException;
 import java.time.Clock;
 import java.util.Base64;
 import java.util.Date;
-import java.util.HashSet;
-import java.util.Locale;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -70,29 +71,21 @@ final class JwtVerifier {
    * @throws IllegalArgumentException naming the key and what is wrong with the key file
    */
   static JwtVerifier create(JwtConfig config, Clock clock) {
-    JWKSource<SecurityContext> keys;
+    JWSKeySelector<SecurityContext> selector;
     if (config.jwksFile() != null) {
-      keys = new ImmutableJWKSet<>(loadJwks(config.jwksFile()));
+      selector =
+          new JWSVerificationKeySelector<>(
+              ALGORITHMS, new ImmutableJWKSet<>(loadJwks(config.jwksFile())));
     } else if (config.publicKeyFile() != null) {
-      keys = new ImmutableJWKSet<>(new JWKSet(loadPem(config.publicKeyFile())));
+      selector = single(loadPem(config.publicKeyFile()));
     } else {
-      keys = RefreshingJwks.start(config.jwksUrl(), config.refresh(), clock);
+      JWKSource<SecurityContext> keys =
+          RefreshingJwks.start(config.jwksUrl(), config.refresh(), clock);
+      selector = new JWSVerificationKeySelector<>(ALGORITHMS, keys);
     }
     DefaultJWTProcessor<SecurityContext> p = new DefaultJWTProcessor<>();
-    p.setJWSKeySelector(new JWSVerificationKeySelector<>(ALGORITHMS, keys));
-    DefaultJWTClaimsVerifier<SecurityContext> claims =
-        new DefaultJWTClaimsVerifier<>(
-            new HashSet<>(config.audiences()),
-            new JWTClaimsSet.Builder().issuer(config.issuer()).build(),
-            Set.of("exp", "iss", "aud"),
-            null) {
-          @Override
-          protected Date currentTime() {
-            return Date.from(clock.instant());
-          }
-        };
-    claims.setMaxClockSkew((int) Math.min(Integer.MAX_VALUE, config.clockSkew().toSeconds()));
-    p.setJWTClaimsSetVerifier(claims);
+    p.setJWSKeySelector(selector);
+    p.setJWTClaimsSetVerifier(claimsCheck(config, clock));
     return new JwtVerifier(p);
   }
 
@@ -121,25 +114,66 @@ final class JwtVerifier {
     }
   }
 
-  /** The nimbus claim check that failed, in words that echo no claim value. */
+  /**
+   * Checks {@code exp} (required), {@code nbf}, {@code iss} (exact) and {@code aud} (one accepted
+   * value) on the injected clock; each failure's message echoes no claim value.
+   */
+  private static JWTClaimsSetVerifier<SecurityContext> claimsCheck(JwtConfig config, Clock clock) {
+    Set<String> audiences = Set.copyOf(config.audiences());
+    long skew = config.clockSkew().toMillis();
+    return (claims, context) -> {
+      long now = clock.millis();
+      Date exp = claims.getExpirationTime();
+      if (exp == null || claims.getIssuer() == null || claims.getAudience().isEmpty()) {
+        throw new BadJWTException("lacks a required claim (expected exp, iss and aud)");
+      }
+      if (exp.getTime() + skew <= now) {
+        throw new BadJWTException("expired (exp is past)");
+      }
+      Date nbf = claims.getNotBeforeTime();
+      if (nbf != null && nbf.getTime() - skew > now) {
+        throw new BadJWTException("not yet valid (nbf is ahead)");
+      }
+      if (!config.issuer().equals(claims.getIssuer())) {
+        throw new BadJWTException("iss is not the configured issuer");
+      }
+      if (claims.getAudience().stream().noneMatch(audiences::contains)) {
+        throw new BadJWTException("aud is not an accepted audience");
+      }
+    };
+  }
+
+  /** The message of one of our own claim checks; nimbus' own messages may quote claim values. */
   private static String claimsProblem(String message) {
-    String m = message == null ? "" : message.toLowerCase(Locale.ROOT);
-    if (m.contains("expired")) {
-      return "expired (exp is past)";
+    return message != null
+            && (message.startsWith("lacks")
+                || message.startsWith("expired")
+                || message.startsWith("not yet")
+                || message.startsWith("iss is")
+                || message.startsWith("aud is"))
+        ? message
+        : "claims rejected";
+  }
+
+  /** The one configured key, whatever key id a token names, for the algorithms of its family. */
+  private static JWSKeySelector<SecurityContext> single(JWK jwk) {
+    Key key;
+    JWSAlgorithm.Family family;
+    try {
+      if (jwk instanceof RSAKey rsa) {
+        key = rsa.toPublicKey();
+        family = JWSAlgorithm.Family.RSA;
+      } else {
+        key = ((ECKey) jwk).toPublicKey();
+        family = JWSAlgorithm.Family.EC;
+      }
+    } catch (JOSEException e) {
+      throw new IllegalArgumentException("actor.jwt.publicKeyFile: unusable key", e);
     }
-    if (m.contains("before use time")) {
-      return "not yet valid (nbf is ahead)";
-    }
-    if (m.contains("missing required")) {
-      return "lacks a required claim (expected exp, iss and aud)";
-    }
-    if (m.contains("audience")) {
-      return "aud is not an accepted audience";
-    }
-    if (m.contains("iss")) {
-      return "iss is not the configured issuer";
-    }
-    return "claims rejected";
+    return (header, context) ->
+        ALGORITHMS.contains(header.getAlgorithm()) && family.contains(header.getAlgorithm())
+            ? List.of(key)
+            : List.of();
   }
 
   private static JWKSet loadJwks(Path file) {
