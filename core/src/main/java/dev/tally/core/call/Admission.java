@@ -43,6 +43,16 @@ public interface Admission {
       String clientVersion,
       String protocolVersion) {}
 
+  /** See {@link Gate#ownerOf}; {@code null} (unbound) unless a gate answers. */
+  default String ownerOf(dev.tally.core.mcp.Headers headers) {
+    return null;
+  }
+
+  /** See {@link Gate#sameOwner}. */
+  default boolean sameOwner(String owner, dev.tally.core.mcp.Headers headers) {
+    return true;
+  }
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -64,6 +74,16 @@ public interface Admission {
       @Override
       public int inFlight() {
         return gate.inFlight();
+      }
+
+      @Override
+      public String ownerOf(dev.tally.core.mcp.Headers headers) {
+        return gate.ownerOf(headers);
+      }
+
+      @Override
+      public boolean sameOwner(String owner, dev.tally.core.mcp.Headers headers) {
+        return gate.sameOwner(owner, headers);
       }
 
       @Override

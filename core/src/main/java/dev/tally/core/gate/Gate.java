@@ -48,6 +48,7 @@ public final class Gate implements AutoCloseable {
   private final LeaseKeeper leases;
   private final AuditSink audit;
   private final ActorResolver actors;
+  private final Owners owners;
 
   private Gate(
       GateOptions options,
@@ -67,6 +68,23 @@ public final class Gate implements AutoCloseable {
     this.analyzer = new CallAnalyzer(options, keys, actors, jcs, audit != AuditSink.noop());
     this.leases = new LeaseKeeper(store, clock, options.heartbeat());
     this.matcher = new Matcher(this, store, keys, clock);
+    this.owners = new Owners(actors, keys);
+  }
+
+  /**
+   * The actor a session's stream opened by a request with {@code headers} is bound to, or {@code
+   * null} when its credential proves nothing (see {@link #sameOwner}).
+   */
+  public String ownerOf(Headers headers) {
+    return owners.ownerOf(headers);
+  }
+
+  /**
+   * Whether a request with {@code headers} comes from {@code owner} ({@link #ownerOf} of the
+   * request that opened the stream), under any key of the ring; {@code owner} null: unbound.
+   */
+  public boolean sameOwner(String owner, Headers headers) {
+    return owners.sameOwner(owner, headers);
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.Iterator;
 public final class StreamBuffer {
   private final String id;
   private final String session;
+  private final String owner;
   private final StreamLimits limits;
   private final InstantSource clock;
   private final ArrayDeque<Entry> entries = new ArrayDeque<>();
@@ -58,9 +59,10 @@ public final class StreamBuffer {
     UNKNOWN
   }
 
-  StreamBuffer(String id, String session, StreamLimits limits, InstantSource clock) {
+  StreamBuffer(String id, String session, String owner, StreamLimits limits, InstantSource clock) {
     this.id = id;
     this.session = session;
+    this.owner = owner;
     this.limits = limits;
     this.clock = clock;
     this.idleSince = clock.instant();
@@ -68,6 +70,14 @@ public final class StreamBuffer {
 
   public String id() {
     return id;
+  }
+
+  /**
+   * The actor of the request that opened the stream ({@code Gate#ownerOf}); only that actor may
+   * resume or re-attach to it. {@code null}: unbound.
+   */
+  public String owner() {
+    return owner;
   }
 
   /** The {@code Mcp-Session-Id} the stream belongs to, or {@code null}. */
