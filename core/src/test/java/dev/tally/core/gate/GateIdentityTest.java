@@ -174,4 +174,20 @@ class GateIdentityTest {
               assertThat(r.error().message()).doesNotContain("alice").doesNotContain("bob");
             });
   }
+
+  @Test
+  void aStreamOwnerIsRecognisedUnderEveryKeyOfTheRingAndNobodyElseIs() {
+    Map<String, String> alice = Map.of("Authorization", "Bearer alice-token-1234");
+    String owner;
+    try (Gate before = GateRotationTestGates.tokenHash(store, GateRotationTest.BEFORE, clock)) {
+      owner = before.ownerOf(call("x", "{}", alice).headers());
+    }
+    try (Gate after = GateRotationTestGates.tokenHash(store, GateRotationTest.PROMOTED, clock)) {
+      assertThat(after.ownerOf(call("x", "{}", alice).headers())).isNotEqualTo(owner);
+      assertThat(after.sameOwner(owner, call("x", "{}", alice).headers())).isTrue();
+      assertThat(after.sameOwner(owner, call("x", "{}", GateRotationTest.BOB).headers())).isFalse();
+      assertThat(after.sameOwner(owner, call("x", "{}", Map.of()).headers())).isFalse();
+      assertThat(after.sameOwner(null, call("x", "{}", Map.of()).headers())).isTrue();
+    }
+  }
 }

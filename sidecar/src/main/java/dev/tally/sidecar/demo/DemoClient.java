@@ -14,6 +14,9 @@ import java.time.Duration;
 
 /** The scripted agent of {@code tally demo}: plain HTTP, so every step is visible. */
 final class DemoClient {
+  /** The demo agent's bearer token (a demo credential, not a secret). */
+  static final String DEMO_TOKEN = "demo-agent-token";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http =
@@ -85,6 +88,9 @@ final class DemoClient {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .header("MCP-Protocol-Version", "2025-11-25")
+            // The demo agent proves an identity: Tally shows stored results only to the caller
+            // that proved the same one (an anonymous retry would get RESULT_WITHHELD).
+            .header("Authorization", "Bearer " + DEMO_TOKEN)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
       b.header("Mcp-Session-Id", session);
