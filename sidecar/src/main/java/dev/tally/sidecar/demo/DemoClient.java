@@ -60,6 +60,7 @@ final class DemoClient {
       h.append("Content-Type: application/json\r\n");
       h.append("Accept: application/json, text/event-stream\r\n");
       h.append("MCP-Protocol-Version: 2025-11-25\r\n");
+      h.append("Authorization: Bearer ").append(DEMO_TOKEN).append("\r\n");
       if (session != null) {
         h.append("Mcp-Session-Id: ").append(session).append("\r\n");
       }
