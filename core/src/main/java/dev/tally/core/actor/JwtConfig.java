@@ -24,8 +24,8 @@ import java.util.Objects;
  * @param jwksUrl a JWK Set URL (http/https), or {@code null}
  * @param publicKeyFile a PEM public key or certificate, or {@code null}
  * @param clockSkew the tolerance for {@code exp} and {@code nbf}
- * @param refresh how often keys from a URL are fetched again (also on an unknown key id, at most
- *     once per this interval... at most every {@link #MIN_REFETCH})
+ * @param refresh how often keys from a URL are fetched again; a token naming an unknown key id also
+ *     triggers a fetch, at most every {@link #MIN_REFETCH}
  */
 public record JwtConfig(
     VerifiedBy verifiedBy,
