@@ -107,6 +107,9 @@ class FilterMcpSdkIT {
       String head =
           "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               + "Accept: application/json, text/event-stream\r\n"
+              + "Authorization: "
+              + RawMcp.AGENT
+              + "\r\n"
               + "Mcp-Session-Id: "
               + raw.session.get("Mcp-Session-Id")
               + "\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: "

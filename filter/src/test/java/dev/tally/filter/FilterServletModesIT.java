@@ -80,6 +80,7 @@ class FilterServletModesIT {
                 .timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
                 .header("Accept", "application/json, text/event-stream")
+                .header("Authorization", RawMcp.AGENT)
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString(call.toString()))
                 .build(),
             HttpResponse.BodyHandlers.ofString());

@@ -15,6 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** Raw JSON-RPC over HTTP with the JDK client, for requests the SDK client cannot make. */
 final class RawMcp {
+  /** The bearer token of every request (a header of the caller's own replaces it). */
+  static final String AGENT = "Bearer filter-test-agent";
+
   static final ObjectMapper JSON = new ObjectMapper();
   private static final AtomicLong IDS = new AtomicLong(1000);
 
@@ -63,6 +66,8 @@ final class RawMcp {
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
+            // A credentialed agent: an anonymous retry is never shown the stored result.
+            .header("Authorization", AGENT)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     headers.forEach(b::setHeader);
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());

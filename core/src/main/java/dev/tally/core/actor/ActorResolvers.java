@@ -1,25 +1,33 @@
 package dev.tally.core.actor;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Builds the {@link ActorResolver} an {@link ActorConfig} describes. Every resolver returns one of:
  *
  * <ul>
- *   <li>{@code tok:<32 hex>} — {@link KeyRing#tokenHash} of the bearer token, or of the whole
- *       header value when it is not {@code Bearer} (never the token itself);
- *   <li>{@code hdr:<value>} — the trusted header's value;
- *   <li>{@code jwt:<value>} — the JWT claim's value;
+ *   <li>{@code tok:<32 hex>} — {@link KeyRing#tokenHash} of the bearer token in a header, of the
+ *       whole header value when it is not {@code Bearer}, or of a cookie's value (never the
+ *       credential itself);
+ *   <li>{@code hdr:<value>} — a trusted header's value;
+ *   <li>{@code x509:<subject>} — the verified TLS client certificate's subject (RFC 2253);
+ *   <li>{@code jwt:<value>} — a claim of a verified JWT;
  *   <li>the configured fixed value;
- *   <li>{@link #ANONYMOUS} — when the header is missing, empty or unusable (see each factory).
+ *   <li>{@link #ANONYMOUS} — when the request carries none of the configured credentials.
  * </ul>
  *
- * <p>All anonymous requests share one actor scope. Behind an ingress that always sets the header
- * (and strips any client-supplied copy) that only happens to requests that bypassed it.
+ * <p>A credential that is present but proves nothing throws {@link IdentityRefused}: a JWT that
+ * fails verification, a header or cookie sent more than once, a trusted value that is not a usable
+ * actor. Anonymous requests share one actor scope, but the gate never shows them a stored result
+ * ({@code RESULT_WITHHELD}).
  */
 public final class ActorResolvers {
   /** The actor of a request that carries no usable identity. */
@@ -30,59 +38,51 @@ public final class ActorResolvers {
 
   private ActorResolvers() {}
 
-  /**
-   * The resolver for {@code config}; {@code keys} is used by {@link ActorConfig.Mode#TOKEN_HASH}.
-   */
+  /** The resolver for {@code config}; {@code keys} hashes tokens and cookies. */
   public static ActorResolver from(ActorConfig config, KeyRing keys) {
-    return switch (config.mode()) {
-      case TOKEN_HASH -> tokenHash(config.header(), keys);
-      case HEADER -> trustedHeader(config.header());
-      case JWT_CLAIM -> jwtClaim(config.header(), config.claim());
-      case FIXED -> fixed(config.value());
-    };
+    return from(config, keys, Clock.systemUTC());
   }
 
   /**
-   * {@code tok:} + a keyed hash of the credential in {@code header}: the token after {@code Bearer
-   * } (case-insensitive scheme), else the whole trimmed value. Missing or empty → {@link
-   * #ANONYMOUS}. Hashes use the active key, so rotating keys changes actors; {@link
-   * ActorResolver#resolveUnder} gives the actor under each older key, by which the gate still
-   * matches executions recorded before the rotation.
+   * As {@link #from(ActorConfig, KeyRing)}, checking JWT {@code exp}/{@code nbf} by {@code clock}.
    */
-  public static ActorResolver tokenHash(String header, KeyRing keys) {
+  public static ActorResolver from(ActorConfig config, KeyRing keys, Clock clock) {
     Objects.requireNonNull(keys, "keys");
-    requireHeader(header);
-    return new TokenHash(header, keys);
+    if (config.fixed() != null) {
+      return fixed(config.fixed());
+    }
+    JwtVerifier verifier =
+        config.jwt() != null && config.jwt().verifiedBy() == JwtConfig.VerifiedBy.TALLY
+            ? JwtVerifier.create(config.jwt(), clock)
+            : null;
+    List<SourceReader> readers = new ArrayList<>();
+    for (ActorSource s : config.sources()) {
+      readers.add(SourceReader.of(s, keys, verifier));
+    }
+    return new SourceChain(readers, config.anonymous() == ActorConfig.Anonymous.REFUSE);
   }
 
-  /**
-   * {@code hdr:} + the trimmed value of {@code header}, which a trusted ingress sets. Missing,
-   * empty, longer than {@link #MAX_ACTOR_LENGTH} or containing control or format characters →
-   * {@link #ANONYMOUS} (a request without a usable identity, not a refusal).
-   */
+  /** {@code tok:} + a keyed hash of the credential in {@code header}; see {@link SourceReader}. */
+  public static ActorResolver tokenHash(String header, KeyRing keys) {
+    return from(ActorConfig.tokenHash(header), keys);
+  }
+
+  /** {@code hdr:} + the trimmed value of {@code header}, which a trusted ingress sets. */
   public static ActorResolver trustedHeader(String header) {
-    requireHeader(header);
     if (ActorConfig.isCredentialHeader(header)) {
       throw new IllegalArgumentException(
           "actor.header: " + header + " carries credentials (expected: use token_hash)");
     }
-    return new TrustedHeader(header);
+    return new SourceChain(List.of(SourceReader.of(ActorSource.header(header), null, null)), false);
   }
 
   /**
-   * {@code jwt:} + the value of {@code claim} in the payload of the JWT in {@code header} (after an
-   * optional {@code Bearer } scheme). The signature is <b>not</b> verified: only safe behind an
-   * ingress that validates the token and rejects requests without a valid one. A missing header, a
-   * malformed token, a missing claim or a value that is not a string or integer (or is unusable as
-   * in {@link #trustedHeader}) → {@link #ANONYMOUS}.
+   * {@code jwt:} + {@code claim} of the JWT in {@code header}, read <b>without</b> verifying it:
+   * only for an operator who declared a verifying ingress in front ({@code verifiedBy: ingress}).
    */
   public static ActorResolver jwtClaim(String header, String claim) {
-    requireHeader(header);
-    if (!ActorConfig.isClaim(claim)) {
-      throw new IllegalArgumentException(
-          "actor.claim: expected a claim name or an RFC 6901 pointer");
-    }
-    return JwtClaimActor.create(header, claim);
+    return new SourceChain(
+        List.of(SourceReader.of(ActorSource.jwtClaim(header, claim), null, null)), false);
   }
 
   /** Always {@code value}. */
@@ -127,63 +127,239 @@ public final class ActorResolvers {
     return null;
   }
 
-  private static void requireHeader(String header) {
-    if (!ActorConfig.isHeaderName(header)) {
-      throw new IllegalArgumentException("actor.header: expected an HTTP header name");
-    }
-  }
+  /** Tries each source in order; the first present one decides. */
+  private static final class SourceChain implements ActorResolver {
+    private final List<SourceReader> readers;
+    private final boolean refuseAnonymous;
 
-  private static final class TokenHash implements ActorResolver {
-    private final String header;
-    private final KeyRing keys;
-
-    TokenHash(String header, KeyRing keys) {
-      this.header = header;
-      this.keys = keys;
+    SourceChain(List<SourceReader> readers, boolean refuseAnonymous) {
+      this.readers = List.copyOf(readers);
+      this.refuseAnonymous = refuseAnonymous;
     }
 
     @Override
     public String resolve(Headers headers) {
-      return resolveUnder(headers, keys.active());
+      return resolveUnder(headers, null);
     }
 
     @Override
     public String resolveUnder(Headers headers, HmacKey key) {
-      String v = headers.get(header);
-      if (v == null || v.isBlank()) {
-        return ANONYMOUS;
+      for (SourceReader r : readers) {
+        String actor = r.read(headers, key);
+        if (actor != null) {
+          return actor;
+        }
       }
-      String token = bearer(v.strip());
-      String credential = token != null ? token : v.strip();
-      return keys.tokenHash(key, credential.getBytes(StandardCharsets.UTF_8));
+      if (refuseAnonymous) {
+        throw new IdentityRefused(
+            "no credential (expected one of: " + readers + "; actor.anonymous is refuse)");
+      }
+      return ANONYMOUS;
     }
 
     @Override
     public String toString() {
-      return "ActorResolver[token_hash, header=" + header + "]";
+      return "ActorResolver" + readers;
     }
   }
 
-  private static final class TrustedHeader implements ActorResolver {
-    private final String header;
+  /** Reads one {@link ActorSource}: {@code null} when its credential is absent. */
+  abstract static class SourceReader {
+    final ActorSource source;
 
-    TrustedHeader(String header) {
-      this.header = header;
+    SourceReader(ActorSource source) {
+      this.source = source;
     }
 
-    @Override
-    public String resolve(Headers headers) {
-      String v = headers.get(header);
-      if (v == null) {
-        return ANONYMOUS;
+    static SourceReader of(ActorSource s, KeyRing keys, JwtVerifier verifier) {
+      return switch (s.kind()) {
+        case TOKEN_HASH -> new TokenHash(s, Objects.requireNonNull(keys, "keys"));
+        case HEADER -> new TrustedHeader(s);
+        case COOKIE -> new Cookie(s, Objects.requireNonNull(keys, "keys"));
+        case CLIENT_CERT -> new ClientCert(s);
+        case JWT_CLAIM -> new JwtClaim(s, verifier);
+      };
+    }
+
+    /**
+     * The actor, or {@code null} when the credential is absent; {@code key} is the ring key to hash
+     * with ({@code null}: the active one).
+     *
+     * @throws IdentityRefused when it is present but proves nothing
+     */
+    abstract String read(Headers headers, HmacKey key);
+
+    /** The single non-blank value of the header, or {@code null}; refuses two of them. */
+    final String single(Headers headers, String header) {
+      String found = null;
+      int count = 0;
+      for (String v : headers.all(header)) {
+        if (v != null && !v.isBlank()) {
+          found = v.strip();
+          count++;
+        }
       }
-      v = v.strip();
-      return isValidActor(v) ? "hdr:" + v : ANONYMOUS;
+      if (count > 1) {
+        throw new IdentityRefused(
+            "header " + header + " appears " + count + " times (expected exactly one)");
+      }
+      return found;
     }
 
     @Override
     public String toString() {
-      return "ActorResolver[header, header=" + header + "]";
+      return source.toString();
+    }
+  }
+
+  private static final class TokenHash extends SourceReader {
+    private final KeyRing keys;
+
+    TokenHash(ActorSource s, KeyRing keys) {
+      super(s);
+      this.keys = keys;
+    }
+
+    @Override
+    String read(Headers headers, HmacKey key) {
+      String v = single(headers, source.name());
+      if (v == null) {
+        return null;
+      }
+      String token = bearer(v);
+      String credential = token != null ? token : v;
+      return keys.tokenHash(
+          key != null ? key : keys.active(), credential.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private static final class Cookie extends SourceReader {
+    private final KeyRing keys;
+
+    Cookie(ActorSource s, KeyRing keys) {
+      super(s);
+      this.keys = keys;
+    }
+
+    @Override
+    String read(Headers headers, HmacKey key) {
+      String found = null;
+      int count = 0;
+      for (String header : headers.all("Cookie")) {
+        // RFC 6265 §5.4: pairs separated by "; " (HTTP/2 may split them over several headers).
+        for (String pair : header.split(";")) {
+          int eq = pair.indexOf('=');
+          if (eq > 0 && pair.substring(0, eq).strip().equals(source.name())) {
+            String v = pair.substring(eq + 1).strip();
+            if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+              v = v.substring(1, v.length() - 1);
+            }
+            if (!v.isEmpty()) {
+              found = v;
+              count++;
+            }
+          }
+        }
+      }
+      if (count > 1) {
+        throw new IdentityRefused(
+            "cookie " + source.name() + " appears " + count + " times (expected exactly one)");
+      }
+      return found == null
+          ? null
+          : keys.tokenHash(
+              key != null ? key : keys.active(), found.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private static final class TrustedHeader extends SourceReader {
+    TrustedHeader(ActorSource s) {
+      super(s);
+    }
+
+    @Override
+    String read(Headers headers, HmacKey key) {
+      String v = single(headers, source.name());
+      if (v == null) {
+        return null;
+      }
+      if (!isValidActor(v)) {
+        throw new IdentityRefused(
+            "header "
+                + source.name()
+                + ": not a usable actor (expected 1-"
+                + MAX_ACTOR_LENGTH
+                + " printable characters)");
+      }
+      return "hdr:" + v;
+    }
+  }
+
+  private static final class ClientCert extends SourceReader {
+    ClientCert(ActorSource s) {
+      super(s);
+    }
+
+    @Override
+    String read(Headers headers, HmacKey key) {
+      String subject = headers.clientSubject();
+      if (subject == null || subject.isBlank()) {
+        return null;
+      }
+      String actor = "x509:" + subject.strip();
+      if (!isValidActor(actor)) {
+        throw new IdentityRefused(
+            "client certificate subject: not a usable actor (expected at most "
+                + (MAX_ACTOR_LENGTH - 5)
+                + " printable characters)");
+      }
+      return actor;
+    }
+  }
+
+  private static final class JwtClaim extends SourceReader {
+    private final JwtClaimActor claim;
+    private final JwtVerifier verifier;
+
+    JwtClaim(ActorSource s, JwtVerifier verifier) {
+      super(s);
+      this.claim = new JwtClaimActor(s.claim());
+      this.verifier = verifier;
+    }
+
+    @Override
+    String read(Headers headers, HmacKey key) {
+      String v = single(headers, source.name());
+      if (v == null) {
+        return null;
+      }
+      String where = "header " + source.name();
+      if (v.length() > JwtClaimActor.MAX_TOKEN_CHARS) {
+        throw new IdentityRefused(
+            where + ": JWT longer than " + JwtClaimActor.MAX_TOKEN_CHARS + " characters");
+      }
+      String token = bearer(v);
+      token = token != null ? token : v;
+      JsonNode payload;
+      if (verifier != null) {
+        payload = verifier.verify(token, where);
+      } else {
+        payload = JwtClaimActor.unverifiedPayload(token);
+        if (payload == null) {
+          throw new IdentityRefused(where + ": not a JWT (expected a compact JWS)");
+        }
+      }
+      String actor = claim.actor(payload);
+      if (actor == null) {
+        throw new IdentityRefused(
+            where
+                + ": JWT claim "
+                + claim.claim()
+                + " missing or unusable (expected a string or integer of 1-"
+                + MAX_ACTOR_LENGTH
+                + " printable characters)");
+      }
+      return actor;
     }
   }
 

@@ -8,20 +8,19 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.tally.core.mcp.Headers;
 import java.io.IOException;
 import java.util.Base64;
 
 /**
- * Reads one claim from the payload of a compact JWS (RFC 7515 §7.1: {@code
- * header.payload.signature}, base64url without padding) WITHOUT verifying it: the ingress in front
- * of Tally must have done that. Anything unusable resolves to {@link ActorResolvers#ANONYMOUS}.
+ * Reads one claim of a JWT, either from a payload Tally verified ({@link JwtVerifier}) or, where
+ * the operator declared a verifying ingress in front ({@code actor.jwt.verifiedBy: ingress}), from
+ * the payload of a compact JWS (RFC 7515 §7.1) as it is.
  */
-final class JwtClaimActor implements ActorResolver {
+final class JwtClaimActor {
   /** Longer tokens are not decoded (hostile input). */
   static final int MAX_TOKEN_CHARS = 16 * 1024;
 
-  private static final ObjectMapper JSON =
+  static final ObjectMapper JSON =
       JsonMapper.builder(
               JsonFactory.builder()
                   .streamReadConstraints(
@@ -31,31 +30,16 @@ final class JwtClaimActor implements ActorResolver {
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .build();
 
-  private final String header;
-  private final String claim;
   private final JsonPointer pointer;
+  private final String claim;
 
-  private JwtClaimActor(String header, String claim) {
-    this.header = header;
+  JwtClaimActor(String claim) {
     this.claim = claim;
     this.pointer = JsonPointer.compile(claim.startsWith("/") ? claim : "/" + escape(claim));
   }
 
-  static JwtClaimActor create(String header, String claim) {
-    return new JwtClaimActor(header, claim);
-  }
-
-  @Override
-  public String resolve(Headers headers) {
-    String v = headers.get(header);
-    if (v == null || v.isBlank() || v.length() > MAX_TOKEN_CHARS) {
-      return ActorResolvers.ANONYMOUS;
-    }
-    String token = ActorResolvers.bearer(v.strip());
-    JsonNode payload = payload(token != null ? token : v.strip());
-    if (payload == null) {
-      return ActorResolvers.ANONYMOUS;
-    }
+  /** {@code jwt:} + the claim's value in {@code payload}, or {@code null} when it is unusable. */
+  String actor(JsonNode payload) {
     JsonNode value = payload.at(pointer);
     String actor;
     if (value.isTextual()) {
@@ -63,13 +47,17 @@ final class JwtClaimActor implements ActorResolver {
     } else if (value.isIntegralNumber()) {
       actor = value.bigIntegerValue().toString();
     } else {
-      return ActorResolvers.ANONYMOUS;
+      return null;
     }
-    return ActorResolvers.isValidActor(actor) ? "jwt:" + actor : ActorResolvers.ANONYMOUS;
+    return ActorResolvers.isValidActor(actor) ? "jwt:" + actor : null;
+  }
+
+  String claim() {
+    return claim;
   }
 
   /** The decoded payload object, or {@code null} when {@code jwt} is not a compact JWS. */
-  private static JsonNode payload(String jwt) {
+  static JsonNode unverifiedPayload(String jwt) {
     int a = jwt.indexOf('.');
     int b = jwt.indexOf('.', a + 1);
     if (a <= 0 || b < 0 || jwt.indexOf('.', b + 1) >= 0 || b == a + 1) {
@@ -86,10 +74,5 @@ final class JwtClaimActor implements ActorResolver {
 
   private static String escape(String name) {
     return name.replace("~", "~0").replace("/", "~1");
-  }
-
-  @Override
-  public String toString() {
-    return "ActorResolver[jwt_claim, header=" + header + ", claim=" + claim + "]";
   }
 }

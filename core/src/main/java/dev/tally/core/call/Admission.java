@@ -62,6 +62,16 @@ public interface Admission {
    */
   default void onToolsChanged(Runnable r) {}
 
+  /** See {@link Gate#ownerOf}; {@code null} (unbound) unless a gate answers. */
+  default String ownerOf(dev.tally.core.mcp.Headers headers) {
+    return null;
+  }
+
+  /** See {@link Gate#sameOwner}. */
+  default boolean sameOwner(String owner, dev.tally.core.mcp.Headers headers) {
+    return true;
+  }
+
   /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
@@ -98,6 +108,16 @@ public interface Admission {
       @Override
       public dev.tally.core.gate.Confirmations confirmations() {
         return gate.confirmations();
+      }
+
+      @Override
+      public String ownerOf(dev.tally.core.mcp.Headers headers) {
+        return gate.ownerOf(headers);
+      }
+
+      @Override
+      public boolean sameOwner(String owner, dev.tally.core.mcp.Headers headers) {
+        return gate.sameOwner(owner, headers);
       }
 
       @Override

@@ -30,6 +30,7 @@ public final class ConfigKeys {
           "actor.header",
           "actor.claim",
           "actor.value",
+          "actor.anonymous",
           "idempotency.argument",
           "idempotency.header",
           "intentScope.header",

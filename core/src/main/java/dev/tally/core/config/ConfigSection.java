@@ -115,6 +115,28 @@ public final class ConfigSection {
     return s;
   }
 
+  /**
+   * The mappings of the list at {@code key}, each a section at {@code key[i]} sharing this
+   * section's problems; empty when absent. A value that is not a list of mappings is a problem.
+   */
+  public List<ConfigSection> sections(String key) {
+    if (!has(key)) {
+      return List.of();
+    }
+    JsonNode v = raw(key);
+    if (!v.isArray()) {
+      problem(key, v, "a list of mappings");
+      return List.of();
+    }
+    List<ConfigSection> out = new ArrayList<>();
+    for (int i = 0; i < v.size(); i++) {
+      ConfigSection s = new ConfigSection(path(key) + '[' + i + ']', v.get(i), problems);
+      s.requireMapping();
+      out.add(s);
+    }
+    return List.copyOf(out);
+  }
+
   /** A string, or {@code def} when absent. */
   public String string(String key, String def) {
     return string(key, def, v -> true, "a string");

@@ -2,7 +2,6 @@ package dev.tally.core.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.actor.ActorConfig;
-import dev.tally.core.actor.ActorResolvers;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,60 +18,7 @@ final class CoreSections {
   private CoreSections() {}
 
   static ActorConfig actor(ConfigSection s) {
-    s.allowKeys("mode", "header", "claim", "value");
-    int before = s.problemCount();
-    ActorConfig.Mode mode = s.choice("mode", ActorConfig.Mode.TOKEN_HASH, ActorConfig.Mode.class);
-    String header = s.string("header", null, ActorConfig::isHeaderName, HEADER_EXPECTED);
-    String claim =
-        s.string(
-            "claim",
-            null,
-            ActorConfig::isClaim,
-            "a claim name like sub, or a pointer like /user/id");
-    String value =
-        s.string(
-            "value",
-            null,
-            ActorResolvers::isValidActor,
-            "1-" + ActorResolvers.MAX_ACTOR_LENGTH + " printable characters");
-    String modeName = "mode is " + mode.wireName();
-    if (claim != null && mode != ActorConfig.Mode.JWT_CLAIM) {
-      s.problem("claim", "only used with mode jwt_claim (" + modeName + ")");
-    }
-    if (value != null && mode != ActorConfig.Mode.FIXED) {
-      s.problem("value", "only used with mode fixed (" + modeName + ")");
-    }
-    switch (mode) {
-      case TOKEN_HASH -> header = header == null ? ActorConfig.DEFAULT_HEADER : header;
-      case JWT_CLAIM -> {
-        header = header == null ? ActorConfig.DEFAULT_HEADER : header;
-        claim = claim == null ? ActorConfig.DEFAULT_CLAIM : claim;
-      }
-      case HEADER -> {
-        if (!s.has("header")) {
-          s.problem(
-              "header", "missing (expected: " + HEADER_EXPECTED + ", required with mode header)");
-        } else if (ActorConfig.isCredentialHeader(header)) {
-          s.problemShown(
-              "header",
-              header,
-              "a header that carries no credentials; use mode token_hash to identify by token");
-        }
-      }
-      case FIXED -> {
-        if (header != null) {
-          s.problem(
-              "header", "only used with modes token_hash, header and jwt_claim (" + modeName + ")");
-        }
-        if (!s.has("value")) {
-          s.problem("value", "missing (expected: the actor name, required with mode fixed)");
-        }
-      }
-    }
-    if (s.problemCount() != before) {
-      return ActorConfig.DEFAULT;
-    }
-    return new ActorConfig(mode, header, claim, value);
+    return ActorSection.read(s);
   }
 
   static IdempotencyConfig idempotency(ConfigSection s) {

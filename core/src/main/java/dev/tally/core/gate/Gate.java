@@ -1,6 +1,7 @@
 package dev.tally.core.gate;
 
 import dev.tally.core.actor.ActorResolver;
+import dev.tally.core.actor.IdentityRefused;
 import dev.tally.core.audit.AuditSink;
 import dev.tally.core.audit.RetryOutcome;
 import dev.tally.core.audit.SessionRef;
@@ -50,6 +51,7 @@ public final class Gate implements AutoCloseable {
   private final WriteControl writes;
   private final Confirmations confirmations;
   private final StatusChecks statusChecks;
+  private final Owners owners;
 
   private Gate(
       GateOptions options,
@@ -76,6 +78,23 @@ public final class Gate implements AutoCloseable {
     this.analyzer = new CallAnalyzer(options, keys, actors, jcs, audit != AuditSink.noop());
     this.leases = new LeaseKeeper(store, clock, options.heartbeat());
     this.matcher = new Matcher(this, store, clock);
+    this.owners = new Owners(actors, keys);
+  }
+
+  /**
+   * The actor a session's stream opened by a request with {@code headers} is bound to, or {@code
+   * null} when its credential proves nothing (see {@link #sameOwner}).
+   */
+  public String ownerOf(Headers headers) {
+    return owners.ownerOf(headers);
+  }
+
+  /**
+   * Whether a request with {@code headers} comes from {@code owner} ({@link #ownerOf} of the
+   * request that opened the stream), under any key of the ring; {@code owner} null: unbound.
+   */
+  public boolean sameOwner(String owner, Headers headers) {
+    return owners.sameOwner(owner, headers);
   }
 
   /**
@@ -195,6 +214,8 @@ public final class Gate implements AutoCloseable {
     CallAnalyzer.Result analysis;
     try {
       analysis = analyzer.analyze(call, contract);
+    } catch (IdentityRefused e) {
+      return CompletableFuture.completedFuture(new Decision.Refuse(e.error()));
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(
           new Decision.Refuse(
@@ -301,7 +322,13 @@ public final class Gate implements AutoCloseable {
   public java.util.Optional<Description> describe(
       ToolCall call, java.util.function.Consumer<TallyError> refused) {
     ToolContract contract = contracts.resolve(call.tool());
-    CallAnalyzer.Result analysis = analyzer.analyze(call, contract);
+    CallAnalyzer.Result analysis;
+    try {
+      analysis = analyzer.analyze(call, contract);
+    } catch (IdentityRefused e) {
+      refused.accept(e.error());
+      return java.util.Optional.empty();
+    }
     if (analysis instanceof CallAnalyzer.Refused r) {
       refused.accept(r.error());
       return java.util.Optional.empty();
@@ -342,6 +369,7 @@ public final class Gate implements AutoCloseable {
             case RESULT_NOT_RETAINED -> RetryOutcome.REPLAYED;
             case CONFIRMATION_CANCELLED -> RetryOutcome.CANCELLED;
             case CONFIRMATION_EXPIRED -> RetryOutcome.EXPIRED;
+            case RESULT_WITHHELD -> null;
           };
     }
     if (outcome != null) {

@@ -1,5 +1,6 @@
 package dev.tally.core.gate;
 
+import dev.tally.core.actor.ActorResolvers;
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionState;
@@ -121,6 +122,9 @@ final class Matcher {
     }
     ToolContract contract = id.contract();
     Instant now = clock.instant();
+    if (withheld(id, e, now)) {
+      return done(new Decision.Respond(TallyCode.RESULT_WITHHELD, e));
+    }
     switch (e.state()) {
       case ACCEPTED, AUTHORIZED:
         if (e.leaseLapsed(now)) {
@@ -180,6 +184,23 @@ final class Matcher {
       case EXPIRED -> new Decision.Respond(TallyCode.CONFIRMATION_EXPIRED, e);
       case REJECTED -> new Decision.Respond(TallyCode.REJECTED, e);
       default -> new Decision.Respond(TallyCode.PENDING_CONFIRMATION, e);
+    };
+  }
+
+  /**
+   * Whether {@code e} must not be shown to this call: an anonymous caller proved no identity, so it
+   * is never attached to, replayed or re-dispatched for an execution that could have been another
+   * caller's; it gets the execution's id and state only. A claim whose owner stopped before sending
+   * is still continued (it has no content yet).
+   */
+  private static boolean withheld(Identity id, Execution e, Instant now) {
+    if (!ActorResolvers.ANONYMOUS.equals(id.actor())) {
+      return false;
+    }
+    return switch (e.state()) {
+      case ACCEPTED, AUTHORIZED, DISPATCHED -> !e.leaseLapsed(now);
+      case COMPLETED, COMPLETED_NOT_DELIVERED, DELIVERED, OUTCOME_UNKNOWN -> true;
+      default -> false;
     };
   }
 

@@ -20,6 +20,30 @@ public final class ActivityRecord {
 
   /** The record as JSON. */
   public static ObjectNode of(Execution e) {
+    ObjectNode o = identity(e);
+    if (e.targetStatus() != null) {
+      o.put("targetStatus", e.targetStatus());
+    }
+    if (e.error() != null) {
+      ObjectNode err = o.putObject("targetError");
+      err.put("code", e.error().code());
+      err.put("message", e.error().message());
+    }
+    if (e.result() != null) {
+      ObjectNode r = o.putObject("result");
+      r.put("bytes", e.result().bytes());
+      r.put("retained", e.result().retained());
+      r.put("isError", e.result().isError());
+    }
+    return o;
+  }
+
+  /**
+   * The record without anything the upstream answered (no {@code targetStatus}, {@code targetError}
+   * or {@code result}): what a caller who did not prove the execution's identity may see ({@code
+   * RESULT_WITHHELD}).
+   */
+  public static ObjectNode identity(Execution e) {
     ObjectNode o = F.objectNode();
     o.put("v", VERSION);
     o.put("executionId", e.id().value());
@@ -35,20 +59,6 @@ public final class ActivityRecord {
     ObjectNode tl = o.putObject("timeline");
     for (Map.Entry<ExecutionState, Instant> t : e.timeline().entrySet()) {
       tl.put(t.getKey().wireName() + "_at", t.getValue().toString());
-    }
-    if (e.targetStatus() != null) {
-      o.put("targetStatus", e.targetStatus());
-    }
-    if (e.error() != null) {
-      ObjectNode err = o.putObject("targetError");
-      err.put("code", e.error().code());
-      err.put("message", e.error().message());
-    }
-    if (e.result() != null) {
-      ObjectNode r = o.putObject("result");
-      r.put("bytes", e.result().bytes());
-      r.put("retained", e.result().retained());
-      r.put("isError", e.result().isError());
     }
     return o;
   }

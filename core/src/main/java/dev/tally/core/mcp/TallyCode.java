@@ -27,6 +27,9 @@ public enum TallyCode {
       false,
       "Nobody confirmed the action in time; it expired and was not performed. To ask again on"
           + " purpose, send a new idempotency key."),
+  RESULT_WITHHELD(
+      false,
+      "An identical call from a caller without a proven identity matched an earlier execution (its id and state are shown); its result is only shown to the caller that proved the same identity. Do not repeat it blindly: send a credential to see your own results, or a new idempotency key or intent scope to run the action again on purpose."),
   RESULT_NOT_RETAINED(
       false,
       "The action completed, but its result was too large to keep. Do not repeat it; look the result up at its target.");

@@ -34,6 +34,8 @@ public record TallyError(Code code, String message) {
     REQUEST_TIMEOUT(408, -32600, true),
     FORBIDDEN_ORIGIN(403, -32600, false),
     FORBIDDEN_HOST(403, -32600, false),
+    IDENTITY_UNPROVEN(401, -32021, false),
+    FORBIDDEN_SESSION(403, -32022, false),
     UNKNOWN_EVENT_ID(404, -32600, false),
     STORE_UNAVAILABLE(503, -32603, true),
     UPSTREAM_UNAVAILABLE(502, -32603, true),

@@ -84,9 +84,15 @@ public final class ToolResults {
     return respond(id, code.name(), code.retryable(), code.next(), execution);
   }
 
+  private static ObjectNode shown(String codeName, Execution execution) {
+    return TallyCode.RESULT_WITHHELD.name().equals(codeName)
+        ? ActivityRecord.identity(execution)
+        : ActivityRecord.of(execution);
+  }
+
   private static byte[] respond(
       JsonNode id, String codeName, boolean retryable, String next, Execution execution) {
-    ObjectNode tally = ActivityRecord.of(execution);
+    ObjectNode tally = shown(codeName, execution);
     tally.put("code", codeName);
     tally.put("retryable", retryable);
     tally.put("next", next);

@@ -280,6 +280,9 @@ public final class TallyRuntime implements AutoCloseable {
       }
       try {
         KeyRing k = keys != null ? keys : KeySource.resolve(config, clock, log);
+        if (actors == null) {
+          AnonymousWarning.log(config.actor(), log);
+        }
         GateOptions o =
             gateOptions != null
                 ? gateOptions
@@ -289,7 +292,7 @@ public final class TallyRuntime implements AutoCloseable {
             Gate.builder(s, k)
                 .options(o)
                 .contracts(contracts != null ? contracts : config.tools().newRegistry())
-                .actors(actors != null ? actors : ActorResolvers.from(config.actor(), k))
+                .actors(actors != null ? actors : ActorResolvers.from(config.actor(), k, clock))
                 .jcs(Jcs.create(config.limits().canonical()))
                 .clock(clock)
                 .audit(audit.sink())

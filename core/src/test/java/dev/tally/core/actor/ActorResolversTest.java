@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tally.core.fingerprint.HmacKey;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.TallyError;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -95,16 +97,18 @@ class ActorResolversTest {
   }
 
   @Test
-  void trustedHeaderMissingOrUnusableIsAnonymous() {
+  void trustedHeaderMissingIsAnonymousAndUnusableIsRefused() {
     ActorResolver r = ActorResolvers.trustedHeader("X-Forwarded-User");
     assertThat(r.resolve(Headers.NONE)).isEqualTo("anonymous");
     assertThat(r.resolve(headers("X-Forwarded-User", ""))).isEqualTo("anonymous");
-    assertThat(r.resolve(headers("X-Forwarded-User", "a".repeat(257)))).isEqualTo("anonymous");
     assertThat(r.resolve(headers("X-Forwarded-User", "a".repeat(256))))
         .isEqualTo("hdr:" + "a".repeat(256));
-    assertThat(r.resolve(headers("X-Forwarded-User", "eve\r\nadmin"))).isEqualTo("anonymous");
-    assertThat(r.resolve(headers("X-Forwarded-User", "adm\u202Enime"))).isEqualTo("anonymous");
-    assertThat(r.resolve(headers("X-Forwarded-User", "a\u200Bb"))).isEqualTo("anonymous");
+    for (String bad : new String[] {"a".repeat(257), "eve\r\nadmin", "adm\u202Enime", "a\u200Bb"}) {
+      assertThatThrownBy(() -> r.resolve(headers("X-Forwarded-User", bad)))
+          .isInstanceOf(IdentityRefused.class)
+          .hasMessageContaining("X-Forwarded-User")
+          .hasMessageNotContaining(bad);
+    }
   }
 
   @Test
@@ -120,7 +124,9 @@ class ActorResolversTest {
 
   @Test
   void jwtClaimReadsTheSubjectWithoutVerifying() {
-    ActorResolver r = ActorResolvers.from(ActorConfig.jwtClaim("Authorization", "sub"), KEYS);
+    ActorResolver r =
+        ActorResolvers.from(
+            ActorConfig.jwtClaim("Authorization", "sub", JwtConfig.ingress()), KEYS);
     String token = jwt("{\"sub\":\"user-42\",\"exp\":1}");
     assertThat(r.resolve(headers("Authorization", "Bearer " + token))).isEqualTo("jwt:user-42");
     assertThat(r.toString()).doesNotContain(token);
@@ -148,7 +154,7 @@ class ActorResolversTest {
   }
 
   @Test
-  void malformedJwtsAndUnusableClaimsAreAnonymous() {
+  void malformedJwtsAndUnusableClaimsAreRefusedNeverAnonymous() {
     ActorResolver r = ActorResolvers.jwtClaim("Authorization", "sub");
     String[] bad = {
       "Bearer not-a-jwt",
@@ -170,7 +176,13 @@ class ActorResolversTest {
       "Bearer " + jwt("[".repeat(100) + "]".repeat(100)),
     };
     for (String v : bad) {
-      assertThat(r.resolve(headers("Authorization", v))).as(v).isEqualTo("anonymous");
+      assertThatThrownBy(() -> r.resolve(headers("Authorization", v)))
+          .as(v)
+          .isInstanceOf(IdentityRefused.class)
+          .satisfies(
+              e ->
+                  assertThat(((IdentityRefused) e).error().code())
+                      .isEqualTo(TallyError.Code.IDENTITY_UNPROVEN));
     }
     assertThat(r.resolve(Headers.NONE)).isEqualTo("anonymous");
   }
@@ -190,11 +202,15 @@ class ActorResolversTest {
           ActorConfig.DEFAULT,
           ActorConfig.tokenHash("X-Api-Key"),
           ActorConfig.header("X-Forwarded-User"),
-          ActorConfig.jwtClaim("Authorization", "sub"),
+          ActorConfig.jwtClaim("Authorization", "sub", JwtConfig.ingress()),
           ActorConfig.fixed("svc")
         }) {
       ActorResolver r = ActorResolvers.from(c, KEYS);
-      assertThat(r.resolve(h)).doesNotContain(TOKEN);
+      try {
+        assertThat(r.resolve(h)).doesNotContain(TOKEN);
+      } catch (IdentityRefused e) {
+        assertThat(e.getMessage()).doesNotContain(TOKEN);
+      }
       assertThat(r.toString()).doesNotContain(TOKEN);
       assertThat(c.toString()).doesNotContain(TOKEN);
     }
@@ -203,11 +219,13 @@ class ActorResolversTest {
 
   @Test
   void configRejectsInvalidCombinations() {
-    assertThatThrownBy(() -> new ActorConfig(ActorConfig.Mode.FIXED, null, null, null))
-        .hasMessageContaining("actor.value");
-    assertThatThrownBy(() -> new ActorConfig(ActorConfig.Mode.TOKEN_HASH, "A", "sub", null))
+    assertThatThrownBy(() -> ActorConfig.fixed("")).hasMessageContaining("actor.value");
+    assertThatThrownBy(() -> new ActorSource(ActorSource.Kind.TOKEN_HASH, "A", "sub"))
         .hasMessageContaining("actor.claim");
-    assertThatThrownBy(() -> ActorConfig.jwtClaim("Authorization", "/bad~"))
+    assertThatThrownBy(
+            () -> ActorConfig.of(List.of(ActorSource.jwtClaim("Authorization", "sub")), null))
+        .hasMessageContaining("actor.jwt");
+    assertThatThrownBy(() -> ActorConfig.jwtClaim("Authorization", "/bad~", JwtConfig.ingress()))
         .hasMessageContaining("actor.claim");
     assertThatThrownBy(() -> ActorConfig.header("Bad Header")).hasMessageContaining("actor.header");
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tally.core.actor.ActorConfig;
+import dev.tally.core.actor.JwtConfig;
 import dev.tally.core.canonical.CanonicalLimits;
 import dev.tally.core.gate.GateOptions;
 import java.nio.charset.StandardCharsets;
@@ -65,7 +66,7 @@ class TallyConfigTest {
         TallyConfig.parse(
             """
             version: 1
-            actor: {mode: jwt_claim, claim: /user/id}
+            actor: {mode: jwt_claim, claim: /user/id, jwt: {verifiedBy: ingress}}
             idempotency: {argument: requestKey, header: X-Request-Key}
             intentScope: {header: X-Run-Id}
             limits: {maxRequestBytes: 512KiB, maxJsonDepth: 32, maxResultBytes: 0}
@@ -74,7 +75,8 @@ class TallyConfigTest {
             store: postgres://tally@db:5432/tally
             """,
             Map.of());
-    assertThat(c.actor()).isEqualTo(ActorConfig.jwtClaim("Authorization", "/user/id"));
+    assertThat(c.actor())
+        .isEqualTo(ActorConfig.jwtClaim("Authorization", "/user/id", JwtConfig.ingress()));
     assertThat(c.idempotency()).isEqualTo(new IdempotencyConfig("requestKey", "X-Request-Key"));
     assertThat(c.intentScope()).isEqualTo(new IntentScopeConfig("X-Run-Id"));
     assertThat(c.limits()).isEqualTo(new LimitsConfig(512 * 1024, 32, 0));

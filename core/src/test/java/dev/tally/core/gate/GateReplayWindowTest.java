@@ -50,7 +50,7 @@ class GateReplayWindowTest {
                 ContractRegistry.of(
                     Map.of("create_ticket", ticket, "send_mail", noWindow, "deploy", deploy),
                     ToolContract.defaultFor("default")))
-            .actors(h -> "anonymous")
+            .actors(h -> "test-caller")
             .clock(clock)
             .build();
   }

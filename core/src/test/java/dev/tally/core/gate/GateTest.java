@@ -84,7 +84,7 @@ class GateTest {
     return Gate.builder(store, keys)
         .options(GateOptions.defaults(owner))
         .contracts(ContractRegistry.of(contracts, ToolContract.defaultFor("default")))
-        .actors(h -> h.get("X-Actor") == null ? "anonymous" : "hdr:" + h.get("X-Actor"))
+        .actors(h -> h.get("X-Actor") == null ? "test-caller" : "hdr:" + h.get("X-Actor"))
         .clock(clock)
         .build();
   }
@@ -188,7 +188,7 @@ class GateTest {
         Gate.builder(lagging, KEYS)
             .options(GateOptions.defaults("owner-b"))
             .contracts(ContractRegistry.of(contracts, ToolContract.defaultFor("default")))
-            .actors(h -> "anonymous")
+            .actors(h -> "test-caller")
             .clock(clock)
             .build();
     try {

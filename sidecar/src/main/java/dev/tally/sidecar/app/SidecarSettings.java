@@ -232,6 +232,14 @@ public record SidecarSettings(SidecarOptions sidecar, AdminOptions admin, Durati
     for (ConfigSection section : List.of(up, sc, st, ad)) {
       problems.addAll(section.problems());
     }
+    if (config.actor().sources().stream()
+        .anyMatch(x -> x.kind() == dev.tally.core.actor.ActorSource.Kind.CLIENT_CERT)) {
+      // The listener speaks plain HTTP: no client certificate ever reaches it.
+      problems.add(
+          "actor.sources: client_cert is not available in the sidecar, which does not terminate"
+              + " TLS (expected: let the TLS-terminating ingress pass the verified subject in a"
+              + " header it sets and strips, as a header source)");
+    }
     if (dev.tally.core.config.KeySource.lacksSharedKey(config)) {
       // A key generated per replica would make the replicas' fingerprints differ: a retry that
       // reaches another replica would not be recognised and would run again.

@@ -22,7 +22,11 @@ final class DemoClient {
   private final URI admin;
   private String session;
 
-  /** The demo agent's own credential: its actor, and what confirms its calls (never printed). */
+  /**
+   * The demo agent's own credential: its actor (Tally shows stored results only to the caller that
+   * proved the same identity; an anonymous retry would get RESULT_WITHHELD), and what confirms its
+   * calls (never printed).
+   */
   private final String authorization =
       "Bearer demo-agent-" + java.util.UUID.randomUUID().toString();
 

@@ -80,6 +80,25 @@ class SidecarSettingsTest {
   }
 
   @Test
+  void aClientCertificateSourceIsRefusedBecauseTheSidecarDoesNotTerminateTls() {
+    assertThatThrownBy(
+            () ->
+                settings(
+                    "upstream:\n  url: http://127.0.0.1:3000/mcp\n"
+                        + "actor:\n  sources: [{type: client_cert}, {type: token_hash}]\n",
+                    ConfigOverrides.none()))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(
+            e ->
+                assertThat(((ConfigException) e).problems())
+                    .anySatisfy(
+                        p ->
+                            assertThat(p)
+                                .startsWith("actor.sources: client_cert is not available")
+                                .contains("does not terminate TLS")));
+  }
+
+  @Test
   void aPostgresStoreWithoutASharedKeyFileIsRefusedNamingTheKey() {
     assertThatThrownBy(
             () ->

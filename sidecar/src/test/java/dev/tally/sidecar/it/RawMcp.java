@@ -25,6 +25,9 @@ final class RawMcp {
   final String version;
   String session;
 
+  /** The {@code Authorization} header every request carries, or {@code null}. */
+  String authorization;
+
   RawMcp(String url) {
     this(url, VERSION);
   }
@@ -37,6 +40,36 @@ final class RawMcp {
 
   /** One SSE event as read off the wire. */
   record Event(String id, String data) {}
+
+  /** This client with credential {@code authorization} on every request. */
+  RawMcp as(String authorization) {
+    this.authorization = authorization;
+    return this;
+  }
+
+  /** A client of another caller that knows this client's session id. */
+  RawMcp impostor(String authorization) {
+    RawMcp other = new RawMcp(url, version).as(authorization);
+    other.session = session;
+    return other;
+  }
+
+  /** A GET for the session's standalone stream. */
+  HttpResponse<InputStream> standalone() throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(20))
+            .header("Accept", "text/event-stream")
+            .header("MCP-Protocol-Version", version)
+            .GET();
+    if (session != null) {
+      b.header("Mcp-Session-Id", session);
+    }
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+  }
 
   RawMcp initialize() throws Exception {
     HttpResponse<String> r =
@@ -66,6 +99,9 @@ final class RawMcp {
     if (session != null) {
       b.header("Mcp-Session-Id", session);
     }
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
     return b;
   }
 
@@ -91,6 +127,9 @@ final class RawMcp {
             .GET();
     if (session != null) {
       b.header("Mcp-Session-Id", session);
+    }
+    if (authorization != null) {
+      b.header("Authorization", authorization);
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
   }

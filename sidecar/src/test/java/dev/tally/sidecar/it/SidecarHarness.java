@@ -42,6 +42,14 @@ final class SidecarHarness {
 
   private SidecarHarness(UnaryOperator<SidecarOptions.Builder> tune, boolean real)
       throws Exception {
+    this(tune, real, null);
+  }
+
+  private SidecarHarness(
+      UnaryOperator<SidecarOptions.Builder> tune,
+      boolean real,
+      java.util.function.Function<KeyRing, dev.tally.core.actor.ActorResolver> actors)
+      throws Exception {
     vertx =
         Vertx.vertx(
             SidecarOptions.builder(URI.create("http://x/")).eventLoops(2).build().vertxOptions());
@@ -53,6 +61,7 @@ final class SidecarHarness {
       gate = null;
       store = MemoryExecutionStore.create();
       byte[] key = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+      KeyRing ring = KeyRing.of(HmacKey.of("k1", key));
       realGate =
           Gate.builder(
                   new ForwardingExecutionStore(store) {
@@ -64,10 +73,10 @@ final class SidecarHarness {
                           .whenComplete((latest, error) -> gateWaits.decrementAndGet());
                     }
                   },
-                  KeyRing.of(HmacKey.of("k1", key)))
+                  ring)
               .options(GateOptions.defaults("it"))
               .contracts(ContractRegistry.defaults())
-              .actors(headers -> "actor-1")
+              .actors(actors != null ? actors.apply(ring) : headers -> "actor-1")
               .clock(Clock.systemUTC())
               .build();
       started = Sidecar.start(vertx, options, realGate);
@@ -87,6 +96,14 @@ final class SidecarHarness {
 
   static SidecarHarness real(UnaryOperator<SidecarOptions.Builder> tune) throws Exception {
     return new SidecarHarness(tune, true);
+  }
+
+  /** A sidecar over a real gate whose actors {@code actors} resolves (given the gate's ring). */
+  static SidecarHarness real(
+      UnaryOperator<SidecarOptions.Builder> tune,
+      java.util.function.Function<KeyRing, dev.tally.core.actor.ActorResolver> actors)
+      throws Exception {
+    return new SidecarHarness(tune, true, actors);
   }
 
   void close() throws Exception {

@@ -114,6 +114,7 @@ class AuditSessionsIT {
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Authorization", "Bearer " + McpClient.TOKEN)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
       b.header("Mcp-Session-Id", session);

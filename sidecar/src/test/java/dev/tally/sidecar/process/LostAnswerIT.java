@@ -162,6 +162,8 @@ class LostAnswerIT {
             "Accept: application/json, text/event-stream",
             "-H",
             "MCP-Protocol-Version: 2025-11-25",
+            "-H",
+            "Authorization: Bearer " + McpClient.TOKEN,
             "--data-binary",
             McpClient.call(1, CountingUpstream.IRREVERSIBLE, title),
             tally.mcp.toString())

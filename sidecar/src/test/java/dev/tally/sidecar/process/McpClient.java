@@ -29,6 +29,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class McpClient implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The agent's bearer token on every call. */
+  static final String TOKEN = "process-test-agent-token";
+
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
   private final ExecutorService readers =
@@ -134,6 +138,8 @@ final class McpClient implements AutoCloseable {
     h.append("Accept: application/json, text/event-stream\r\n");
     h.append("MCP-Protocol-Version: 2025-11-25\r\n");
     h.append("Connection: close\r\n");
+    // A credentialed agent: an anonymous retry is never shown the stored result.
+    h.append("Authorization: Bearer ").append(TOKEN).append("\r\n");
     if (idempotencyKey != null) {
       h.append("Idempotency-Key: ").append(idempotencyKey).append("\r\n");
     }

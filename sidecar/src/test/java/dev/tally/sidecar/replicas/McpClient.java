@@ -82,6 +82,7 @@ final class McpClient {
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", "Bearer replica-test-agent-token")
             .header("MCP-Protocol-Version", VERSION)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {

@@ -11,6 +11,7 @@ import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.http.RequestHeaders;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -90,7 +91,7 @@ public final class BatchFlow {
       CallPipeline.run(ctx, e.scan(), bytes, e.offset(), e.length(), req, port);
       return port.slot();
     }
-    Optional<CallReply.Refusal> refused = ctx.intake().check(e.scan(), req.headers()::get);
+    Optional<CallReply.Refusal> refused = ctx.intake().check(e.scan(), new RequestHeaders(req));
     if (refused.isPresent()) {
       port.refuse(refused.get());
     } else {

@@ -3,6 +3,7 @@ package dev.tally.sidecar.internal.call;
 import dev.tally.core.call.CallReply;
 import dev.tally.core.mcp.BodyScan;
 import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.RequestHeaders;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -57,7 +58,7 @@ public final class CallPipeline {
       HttpServerRequest req,
       AnswerPort port) {
     Future.fromCompletionStage(
-            ctx.intake().admit(scan, b, off, len, req.headers()::get), Vertx.currentContext())
+            ctx.intake().admit(scan, b, off, len, new RequestHeaders(req)), Vertx.currentContext())
         .onComplete(
             ar -> {
               // The stage never fails (core turns a store failure into a refusal).

@@ -10,6 +10,7 @@ import dev.tally.core.mcp.SseEvent;
 import dev.tally.core.mcp.SseWriter;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.http.RequestHeaders;
 import dev.tally.sidecar.internal.relay.Forwarder;
 import dev.tally.sidecar.internal.relay.Relay;
 import dev.tally.sidecar.internal.relay.SseRelay;
@@ -125,7 +126,11 @@ final class ClientPort implements AnswerPort {
       delivery.written(false);
       return;
     }
-    StreamBuffer b = ctx.streams().open(req.getHeader(HeaderNames.SESSION_ID));
+    StreamBuffer b =
+        ctx.streams()
+            .open(
+                req.getHeader(HeaderNames.SESSION_ID),
+                ctx.admission().ownerOf(new RequestHeaders(req)));
     resp.setStatusCode(200).setChunked(true);
     resp.headers()
         .set(HttpHeaders.CONTENT_TYPE, Replies.EVENT_STREAM)

@@ -115,6 +115,12 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     if (legacy && ResumeFlow.reattach(ctx, req)) {
       return;
     }
+    // A new standalone stream of a session another caller opened streams in would receive that
+    // session's server-to-client messages.
+    String session = req.getHeader(HeaderNames.SESSION_ID);
+    if (!ResumeFlow.ownedByCaller(ctx, ctx.streams().sessionOwner(session), req)) {
+      return;
+    }
     // A standalone server-to-client stream: relayed with sidecar ids, resumable, no idle limit.
     req.headers().remove(HeaderNames.LAST_EVENT_ID);
     Forwarder.forward(ctx, req, null, null, new Relay.Mode(null, !legacy, ctx.primes(version)), 0);

@@ -17,6 +17,7 @@ import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.BodyBudget;
 import dev.tally.sidecar.internal.http.BodyReader;
 import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.http.RequestHeaders;
 import dev.tally.sidecar.internal.relay.Forwarder;
 import dev.tally.sidecar.internal.relay.MessageTap;
 import dev.tally.sidecar.internal.relay.Relay;
@@ -96,7 +97,7 @@ final class PostFlow {
       CallPipeline.single(ctx, req, body, scan, bytes, off, len, modern);
       return;
     }
-    Optional<CallReply.Refusal> refused = ctx.intake().check(scan, req.headers()::get);
+    Optional<CallReply.Refusal> refused = ctx.intake().check(scan, new RequestHeaders(req));
     if (refused.isPresent()) {
       Replies.refuse(req.response(), refused.get());
       return;

@@ -4,6 +4,7 @@ import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.Replies;
+import dev.tally.sidecar.internal.http.RequestHeaders;
 import dev.tally.sidecar.internal.stream.EventId;
 import dev.tally.sidecar.internal.stream.ResponseSink;
 import dev.tally.sidecar.internal.stream.StreamBuffer;
@@ -26,6 +27,9 @@ final class ResumeFlow {
     StreamBuffer b = ctx.streams().find(cursor);
     if (b == null || !sameSession(b, req.getHeader(HeaderNames.SESSION_ID))) {
       unknown(resp);
+      return;
+    }
+    if (!ownedByCaller(ctx, b.owner(), req)) {
       return;
     }
     streamHead(resp);
@@ -54,6 +58,9 @@ final class ResumeFlow {
     if (b == null) {
       return false;
     }
+    if (!ownedByCaller(ctx, b.owner(), req)) {
+      return true;
+    }
     HttpServerResponse resp = req.response();
     streamHead(resp);
     ResponseSink sink =
@@ -76,6 +83,24 @@ final class ResumeFlow {
         .set(HttpHeaders.CONTENT_TYPE, Replies.EVENT_STREAM)
         .set("Cache-Control", "no-cache")
         .set("X-Accel-Buffering", "no");
+  }
+
+  /**
+   * Whether {@code req} comes from {@code owner}, the actor that opened the stream or session
+   * (under any key of the ring); otherwise refuses it with 403 {@code FORBIDDEN_SESSION} and
+   * returns false. Nothing of the stream is written.
+   */
+  static boolean ownedByCaller(ProxyContext ctx, String owner, HttpServerRequest req) {
+    if (ctx.admission().sameOwner(owner, new RequestHeaders(req))) {
+      return true;
+    }
+    Replies.refuse(
+        req.response(),
+        null,
+        TallyError.Code.FORBIDDEN_SESSION,
+        "this MCP session or stream was opened by another caller (expected: the credential that"
+            + " opened it)");
+    return false;
   }
 
   private static boolean sameSession(StreamBuffer b, String session) {

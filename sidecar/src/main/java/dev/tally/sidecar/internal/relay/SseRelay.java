@@ -12,6 +12,7 @@ import dev.tally.core.mcp.SseParser;
 import dev.tally.core.mcp.SseWriter;
 import dev.tally.core.mcp.ToolResults;
 import dev.tally.sidecar.internal.context.ProxyContext;
+import dev.tally.sidecar.internal.http.RequestHeaders;
 import dev.tally.sidecar.internal.stream.ResponseSink;
 import dev.tally.sidecar.internal.stream.StreamBuffer;
 import dev.tally.sidecar.internal.upstream.BrokenAnswer;
@@ -154,8 +155,8 @@ public final class SseRelay {
     // cursor is attached to it again (McpHandler) instead of opening a second one upstream.
     StreamBuffer b =
         clientReq.method() == HttpMethod.GET
-            ? ctx.streams().openStandalone(session)
-            : ctx.streams().open(session);
+            ? ctx.streams().openStandalone(session, owner(ctx, clientReq))
+            : ctx.streams().open(session, owner(ctx, clientReq));
     SseRelay relay =
         new SseRelay(ctx, clientReq, upReq, upResp, mode.tap(), b, requestId, mode.priming());
     Relay.copyHead(upResp, resp, true);
@@ -445,5 +446,10 @@ public final class SseRelay {
       tap.ended(failure);
     }
     buffer.end();
+  }
+
+  /** The actor the stream opened by {@code req} is bound to. */
+  static String owner(ProxyContext ctx, HttpServerRequest req) {
+    return ctx.admission().ownerOf(new RequestHeaders(req));
   }
 }

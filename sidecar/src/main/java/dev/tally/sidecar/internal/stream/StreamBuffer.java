@@ -20,6 +20,7 @@ import java.util.Iterator;
 public final class StreamBuffer {
   private final String id;
   private final String session;
+  private final String owner;
   private final StreamLimits limits;
   private final InstantSource clock;
   private final StreamRegistry registry;
@@ -63,12 +64,14 @@ public final class StreamBuffer {
   StreamBuffer(
       String id,
       String session,
+      String owner,
       StreamLimits limits,
       InstantSource clock,
       StreamRegistry registry) {
     this.registry = registry;
     this.id = id;
     this.session = session;
+    this.owner = owner;
     this.limits = limits;
     this.clock = clock;
     this.idleSince = clock.instant();
@@ -76,6 +79,14 @@ public final class StreamBuffer {
 
   public String id() {
     return id;
+  }
+
+  /**
+   * The actor of the request that opened the stream ({@code Gate#ownerOf}); only that actor may
+   * resume or re-attach to it. {@code null}: unbound.
+   */
+  public String owner() {
+    return owner;
   }
 
   /** The {@code Mcp-Session-Id} the stream belongs to, or {@code null}. */

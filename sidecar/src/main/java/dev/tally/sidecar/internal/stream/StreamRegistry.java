@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class StreamRegistry {
   private final Map<String, StreamBuffer> streams = new ConcurrentHashMap<>();
   private final Map<String, StreamBuffer> standalone = new ConcurrentHashMap<>();
+  private final Map<String, String> sessionOwners = new ConcurrentHashMap<>();
   private final StreamLimits limits;
   private final InstantSource clock;
   private final AtomicLong total = new AtomicLong();
@@ -43,23 +44,40 @@ public final class StreamRegistry {
     return new StreamRegistry(limits, clock);
   }
 
-  /** A new stream belonging to {@code session} (may be {@code null}). */
-  public StreamBuffer open(String session) {
+  /**
+   * A new stream belonging to {@code session} (may be {@code null}) and opened by {@code owner} (an
+   * actor, or {@code null}: unbound). The session is bound to the first owner that opened one of
+   * its streams, for as long as this sidecar keeps any stream of it ({@link #sessionOwner}).
+   */
+  public StreamBuffer open(String session, String owner) {
+    if (session != null && owner != null) {
+      sessionOwners.putIfAbsent(session, owner);
+    }
     while (true) {
       String id = EventId.newStreamId();
-      StreamBuffer b = new StreamBuffer(id, session, limits, clock, this);
+      StreamBuffer b = new StreamBuffer(id, session, owner, limits, clock, this);
       if (streams.putIfAbsent(id, b) == null) {
         return b;
       }
     }
   }
 
+  /** An unbound stream (tests of the buffer). */
+  StreamBuffer open(String session) {
+    return open(session, null);
+  }
+
+  /** The actor {@code session} is bound to here, or {@code null} when unknown. */
+  public String sessionOwner(String session) {
+    return session == null ? null : sessionOwners.get(session);
+  }
+
   /**
    * A new standalone (GET) stream of {@code session}, which {@link #standalone(String)} returns
    * until another replaces it or it is dropped.
    */
-  public StreamBuffer openStandalone(String session) {
-    StreamBuffer b = open(session);
+  public StreamBuffer openStandalone(String session, String owner) {
+    StreamBuffer b = open(session, owner);
     if (session != null) {
       standalone.put(session, b);
     }
@@ -109,6 +127,15 @@ public final class StreamRegistry {
         remove(b);
         n++;
       }
+    }
+    if (n > 0 || sessionOwners.size() > streams.size()) {
+      java.util.Set<String> live = new java.util.HashSet<>();
+      for (StreamBuffer b : streams.values()) {
+        if (b.session() != null) {
+          live.add(b.session());
+        }
+      }
+      sessionOwners.keySet().retainAll(live);
     }
     return n;
   }

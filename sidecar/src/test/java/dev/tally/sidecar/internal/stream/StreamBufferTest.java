@@ -220,7 +220,7 @@ class StreamBufferTest {
 
   @Test
   void reattachSendsWhatNoClientReceivedThenContinuesLive() {
-    StreamBuffer b = registry.openStandalone("s1");
+    StreamBuffer b = registry.openStandalone("s1", null);
     Client first = new Client();
     b.attach(first);
     b.append(ev("seen"), Delivery.NONE);
@@ -241,7 +241,7 @@ class StreamBufferTest {
 
   @Test
   void reattachIsRefusedWhileAClientIsAttachedOrOnceTheStreamEnded() {
-    StreamBuffer b = registry.openStandalone("s1");
+    StreamBuffer b = registry.openStandalone("s1", null);
     Client attached = new Client();
     b.attach(attached);
     Client other = new Client();
@@ -258,9 +258,9 @@ class StreamBufferTest {
 
   @Test
   void standaloneStreamIsTheSessionsLatestUntilDropped() {
-    StreamBuffer old = registry.openStandalone("s1");
+    StreamBuffer old = registry.openStandalone("s1", null);
     StreamBuffer post = registry.open("s1");
-    StreamBuffer latest = registry.openStandalone("s1");
+    StreamBuffer latest = registry.openStandalone("s1", null);
     assertThat(registry.standalone("s1")).isSameAs(latest).isNotSameAs(post);
     assertThat(registry.standalone("s2")).isNull();
     assertThat(registry.standalone(null)).isNull();
@@ -270,7 +270,7 @@ class StreamBufferTest {
     latest.end();
     assertThat(registry.standalone("s1")).isNull();
 
-    StreamBuffer abandoned = registry.openStandalone("s1");
+    StreamBuffer abandoned = registry.openStandalone("s1", null);
     now.set(now.get().plusSeconds(61));
     registry.sweep();
     assertThat(registry.standalone("s1")).isNull();
