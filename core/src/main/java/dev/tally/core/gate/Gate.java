@@ -17,7 +17,9 @@ import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
+import dev.tally.core.observe.Telemetry;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.MeteredExecutionStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +49,7 @@ public final class Gate implements AutoCloseable {
   private final LeaseKeeper leases;
   private final AuditSink audit;
   private final ActorResolver actors;
+  private final Telemetry telemetry;
 
   private Gate(
       GateOptions options,
@@ -56,7 +59,9 @@ public final class Gate implements AutoCloseable {
       ActorResolver actors,
       Jcs jcs,
       Clock clock,
-      AuditSink audit) {
+      AuditSink audit,
+      Telemetry telemetry) {
+    this.telemetry = telemetry;
     this.audit = audit;
     this.actors = actors;
     this.options = options;
@@ -86,6 +91,7 @@ public final class Gate implements AutoCloseable {
     private Jcs jcs = Jcs.create();
     private Clock clock = Clock.systemUTC();
     private AuditSink audit = AuditSink.noop();
+    private Telemetry telemetry = Telemetry.NONE;
 
     private Builder(ExecutionStore store, KeyRing keys) {
       this.store = Objects.requireNonNull(store, "store");
@@ -132,6 +138,15 @@ public final class Gate implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where spans and metrics go (default {@link Telemetry#NONE}); the store is timed and its
+     * transitions counted through it ({@link MeteredExecutionStore}).
+     */
+    public Builder telemetry(Telemetry t) {
+      this.telemetry = Objects.requireNonNull(t, "telemetry");
+      return this;
+    }
+
     public Gate build() {
       GateOptions o =
           options != null
@@ -141,8 +156,22 @@ public final class Gate implements AutoCloseable {
           actors != null
               ? actors
               : dev.tally.core.actor.ActorResolvers.tokenHash("Authorization", keys);
-      return new Gate(o, store, contracts, keys, a, jcs, clock, audit);
+      return new Gate(
+          o,
+          MeteredExecutionStore.wrap(store, telemetry.meter()),
+          contracts,
+          keys,
+          a,
+          jcs,
+          clock,
+          audit,
+          telemetry);
     }
+  }
+
+  /** Where this gate's spans and metrics go. */
+  public Telemetry telemetry() {
+    return telemetry;
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.tally.sidecar.internal.relay.Relay;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The sidecar's request handler: endpoint, host, origin and method checks, then the flows. */
@@ -28,11 +29,14 @@ public final class McpHandler implements Handler<HttpServerRequest> {
   public void handle(HttpServerRequest req) {
     ctx.enter();
     AtomicBoolean left = new AtomicBoolean();
+    SpanSlot span = new SpanSlot();
     req.response()
         .endHandler(
             v -> {
               if (left.compareAndSet(false, true)) {
                 ctx.leave();
+                HttpServerResponse resp = req.response();
+                span.end(resp.headWritten() ? resp.getStatusCode() : 0);
               }
             });
     if (ctx.draining()) {
@@ -64,7 +68,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
     HttpMethod m = req.method();
     if (m == HttpMethod.POST) {
-      PostFlow.run(ctx, req);
+      PostFlow.run(ctx, req, span);
     } else if (m == HttpMethod.GET) {
       get(req);
     } else {
