@@ -13,8 +13,8 @@ import java.util.Map;
  *
  * @param exporting whether anything is exported (then the SDK is autoconfigured)
  * @param properties the variables as SDK properties ({@code OTEL_FOO_BAR} as {@code otel.foo.bar})
- *     with Tally's defaults under them: OTLP traces and metrics when an OTLP endpoint is set, no
- *     log export, service name {@code tally}
+ *     with Tally's defaults under them: OTLP/HTTP (protobuf) traces and metrics when an OTLP
+ *     endpoint is set, no log export, the adapter's service name
  */
 record OtelSettings(boolean exporting, Map<String, String> properties) {
   static final String DEFAULT_SERVICE_NAME = "tally";
@@ -41,6 +41,8 @@ record OtelSettings(boolean exporting, Map<String, String> properties) {
     merged.put("otel.traces.exporter", traces ? "otlp" : "none");
     merged.put("otel.metrics.exporter", metrics ? "otlp" : "none");
     merged.put("otel.logs.exporter", "none");
+    // The OTLP specification's default; the SDK's own default (grpc) needs a sender Tally omits.
+    merged.put("otel.exporter.otlp.protocol", "http/protobuf");
     merged.put("otel.service.name", serviceName == null ? DEFAULT_SERVICE_NAME : serviceName);
     merged.putAll(props);
     return new OtelSettings(!disabled && (traces || metrics), Map.copyOf(merged));

@@ -91,14 +91,25 @@ public final class OtelTelemetry implements Telemetry, AutoCloseable {
       return new OtelTelemetry(
           OpenTelemetrySdk.builder().setMeterProvider(meters).build(), prometheus, false);
     }
-    OpenTelemetrySdk sdk =
-        AutoConfiguredOpenTelemetrySdk.builder()
-            .addPropertiesSupplier(settings::properties)
-            .addPropertiesCustomizer(c -> settings.properties())
-            .addMeterProviderCustomizer((b, c) -> b.registerMetricReader(prometheus))
-            .disableShutdownHook()
-            .build()
-            .getOpenTelemetrySdk();
+    OpenTelemetrySdk sdk;
+    try {
+      sdk =
+          AutoConfiguredOpenTelemetrySdk.builder()
+              .addPropertiesSupplier(settings::properties)
+              .addPropertiesCustomizer(c -> settings.properties())
+              .addMeterProviderCustomizer((b, c) -> b.registerMetricReader(prometheus))
+              .disableShutdownHook()
+              .build()
+              .getOpenTelemetrySdk();
+    } catch (RuntimeException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new IllegalArgumentException(
+          "OpenTelemetry (OTEL_* environment variables): "
+              + cause.getMessage()
+              + " (expected: OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf, the only one Tally ships,"
+              + " and exporters otlp or none)",
+          e);
+    }
     return new OtelTelemetry(sdk, prometheus, settings.tracing());
   }
 
