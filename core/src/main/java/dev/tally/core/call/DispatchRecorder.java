@@ -10,6 +10,7 @@ import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolResults;
+import dev.tally.core.observe.CallLog;
 import dev.tally.core.observe.RequestSpan;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -203,6 +204,7 @@ public final class DispatchRecorder {
     if (settled.compareAndSet(false, true)) {
       inFlight.failedBeforeEffect(0, "upstream connection failed");
       failed(UNREACHABLE.code().name());
+      CallLog.upstreamUnreachable(inFlight.id().value(), inFlight.contract().tool(), traceparent());
     }
     return CallReply.Refusal.of(requestId, UNREACHABLE);
   }
@@ -216,6 +218,7 @@ public final class DispatchRecorder {
     Execution before = inFlight.execution();
     inFlight.unknown(reason);
     failed(ExecutionState.OUTCOME_UNKNOWN.wireName());
+    CallLog.outcomeUnknown(before.id().value(), before.tool(), reason, traceparent());
     span.execution(before.id().value(), ExecutionState.OUTCOME_UNKNOWN.wireName());
     Execution shown;
     try {

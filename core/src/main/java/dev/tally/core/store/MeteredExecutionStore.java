@@ -4,12 +4,15 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.observe.CallLog;
 import dev.tally.core.observe.Meter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An {@link ExecutionStore} that times every operation of its delegate into {@link
@@ -19,15 +22,16 @@ import java.util.concurrent.CompletionStage;
 public final class MeteredExecutionStore implements ExecutionStore {
   private final ExecutionStore delegate;
   private final Meter meter;
+  private final AtomicBoolean down = new AtomicBoolean();
 
   private MeteredExecutionStore(ExecutionStore delegate, Meter meter) {
     this.delegate = delegate;
     this.meter = meter;
   }
 
-  /** {@code store} itself when {@code meter} records nothing, else {@code store} metered. */
+  /** {@code store} timed into {@code meter} (which may be {@link Meter#NONE}). */
   public static ExecutionStore wrap(ExecutionStore store, Meter meter) {
-    return meter == Meter.NONE ? store : new MeteredExecutionStore(store, meter);
+    return new MeteredExecutionStore(store, meter);
   }
 
   public ExecutionStore delegate() {
@@ -135,6 +139,15 @@ public final class MeteredExecutionStore implements ExecutionStore {
 
   private void done(String op, long t0, Throwable err) {
     meter.storeOperation(op, System.nanoTime() - t0, err != null);
+    Throwable t =
+        err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+    if (t instanceof StoreException se && se.code() == StoreException.Code.UNAVAILABLE) {
+      if (down.compareAndSet(false, true)) {
+        CallLog.storeUnavailable(op, se.code().name());
+      }
+    } else if (err == null && down.compareAndSet(true, false)) {
+      CallLog.storeAvailable();
+    }
   }
 
   private void entered(Execution e) {

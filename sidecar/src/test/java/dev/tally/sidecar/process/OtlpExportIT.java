@@ -120,9 +120,19 @@ class OtlpExportIT {
           .as("the client's trace goes on, sampled")
           .matches("00-" + traceId + "-[0-9a-f]{16}-01");
       String dispatchSpanId = sent.split("-")[2];
+      // The server span ends after the answer is written: wait for the whole request.
       Poll.until(
           EXPORT,
-          () -> spans().stream().anyMatch(s -> id(s.getSpanId()).equals(dispatchSpanId)),
+          () -> {
+            List<Span> all = spans();
+            return all.stream()
+                .filter(s -> id(s.getSpanId()).equals(dispatchSpanId))
+                .anyMatch(
+                    d ->
+                        all.stream().anyMatch(s -> s.getSpanId().equals(d.getParentSpanId()))
+                            && all.stream()
+                                .anyMatch(s -> s.getName().equals("tally.complete create_ticket")));
+          },
           () -> "exported spans: " + names(spans()));
 
       List<Span> spans = spans();
