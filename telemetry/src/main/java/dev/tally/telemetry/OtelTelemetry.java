@@ -54,6 +54,8 @@ public final class OtelTelemetry implements Telemetry, AutoCloseable {
   private final OtelMeter meter;
   private final RuntimeMetrics runtime;
   private final boolean exporting;
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private OtelTelemetry(OpenTelemetrySdk sdk, PrometheusMetricReader prometheus, boolean tracing) {
     this.sdk = sdk;
@@ -162,6 +164,9 @@ public final class OtelTelemetry implements Telemetry, AutoCloseable {
   /** Flushes what is pending (bounded) and stops the exporters. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return; // a servlet container may destroy a filter twice
+    }
     runtime.close();
     sdk.shutdown().join(10, TimeUnit.SECONDS);
   }
