@@ -30,6 +30,7 @@ class LayoutTest {
         .anyMatch(p -> p.startsWith("dev.tally.core.mcp"))
         .anyMatch(p -> p.startsWith("dev.tally.sidecar.internal.call"))
         .anyMatch(p -> p.startsWith("dev.tally.filter"))
+        .anyMatch(p -> p.startsWith("dev.tally.telemetry"))
         .anyMatch(p -> p.startsWith("dev.tally.store.postgres"));
   }
 
@@ -50,9 +51,38 @@ class LayoutTest {
             "io.netty..",
             "jakarta.servlet..",
             "org.postgresql..",
+            "io.opentelemetry..",
+            "io.prometheus..",
+            "dev.tally.telemetry..",
             "dev.tally.sidecar..",
             "dev.tally.filter..",
             "dev.tally.store.postgres..")
+        .check(MAIN);
+  }
+
+  @Test
+  void theTelemetryModuleImplementsCoresSeamAndKnowsNoAdapterOrStore() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tally.telemetry..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.vertx..",
+            "jakarta.servlet..",
+            "dev.tally.sidecar..",
+            "dev.tally.filter..",
+            "dev.tally.store.postgres..",
+            "dev.tally.core.gate..",
+            "dev.tally.core.call..")
+        .check(MAIN);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tally.core.observe..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.tally.core.gate..", "dev.tally.core.call..", "dev.tally.core.runtime..")
         .check(MAIN);
   }
 

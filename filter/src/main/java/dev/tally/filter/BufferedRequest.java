@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -26,22 +28,30 @@ import java.util.function.Consumer;
  */
 final class BufferedRequest extends HttpServletRequestWrapper {
   private final byte[] body;
-  private final String extraHeader;
-  private final String extraValue;
+
+  /** Headers set by Tally (idempotency key, traceparent), names case-insensitive. */
+  private final Map<String, String> extra;
+
   private ServletResponse asyncResponse;
   private Consumer<AsyncContext> onAsyncStart;
   private boolean streamTaken;
   private boolean readerTaken;
 
-  BufferedRequest(HttpServletRequest request, byte[] body, String header, String value) {
+  BufferedRequest(HttpServletRequest request, byte[] body, Map<String, String> headers) {
     super(request);
     this.body = body;
-    this.extraHeader = header;
-    this.extraValue = value;
+    TreeMap<String, String> m = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    headers.forEach(
+        (k, v) -> {
+          if (k != null && v != null) {
+            m.put(k, v);
+          }
+        });
+    this.extra = m;
   }
 
   BufferedRequest(HttpServletRequest request, byte[] body) {
-    this(request, body, null, null);
+    this(request, body, Map.of());
   }
 
   /**
@@ -86,8 +96,9 @@ final class BufferedRequest extends HttpServletRequestWrapper {
 
   @Override
   public String getHeader(String name) {
-    if (extraHeader != null && extraHeader.equalsIgnoreCase(name)) {
-      return extraValue;
+    String set = extra.get(name);
+    if (set != null) {
+      return set;
     }
     if ("Content-Length".equalsIgnoreCase(name)) {
       return Integer.toString(body.length);
@@ -97,8 +108,9 @@ final class BufferedRequest extends HttpServletRequestWrapper {
 
   @Override
   public Enumeration<String> getHeaders(String name) {
-    if (extraHeader != null && extraHeader.equalsIgnoreCase(name)) {
-      return Collections.enumeration(List.of(extraValue));
+    String set = extra.get(name);
+    if (set != null) {
+      return Collections.enumeration(List.of(set));
     }
     if ("Content-Length".equalsIgnoreCase(name)) {
       return Collections.enumeration(List.of(Integer.toString(body.length)));
@@ -108,19 +120,17 @@ final class BufferedRequest extends HttpServletRequestWrapper {
 
   @Override
   public Enumeration<String> getHeaderNames() {
-    if (extraHeader == null) {
+    if (extra.isEmpty()) {
       return super.getHeaderNames();
     }
     List<String> names = new ArrayList<>();
-    boolean present = false;
+    TreeMap<String, String> missing = new TreeMap<>(extra);
     for (Enumeration<String> e = super.getHeaderNames(); e.hasMoreElements(); ) {
       String n = e.nextElement();
-      present |= n.equalsIgnoreCase(extraHeader);
+      missing.remove(n);
       names.add(n);
     }
-    if (!present) {
-      names.add(extraHeader);
-    }
+    names.addAll(missing.keySet());
     return Collections.enumeration(names);
   }
 

@@ -11,6 +11,10 @@ import dev.tally.core.mcp.McpNames;
 import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.WireJson;
+import dev.tally.core.observe.McpOperation;
+import dev.tally.core.observe.RequestSpan;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -19,6 +23,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -116,7 +121,37 @@ final class FilterEngine {
                     "request body: JSON-RPC batches are not accepted by the servlet filter (send"
                         + " one message per POST)"));
       }
-      case MESSAGE -> message(scan, body, headers, req, res, chain);
+      case MESSAGE -> traced(scan, body, headers, req, res, chain);
+    }
+  }
+
+  /**
+   * Runs one MCP message inside its request span, which ends when the answer is complete: at once
+   * for a synchronous servlet, when the async context completes otherwise.
+   */
+  private void traced(
+      BodyScan scan,
+      byte[] body,
+      Headers headers,
+      HttpServletRequest req,
+      HttpServletResponse res,
+      FilterChain chain)
+      throws IOException, ServletException {
+    RequestSpan span =
+        intake.admission().telemetry().request(McpOperation.of(scan, headers), headers);
+    boolean ok = false;
+    try {
+      message(scan, body, headers, req, res, chain, span);
+      ok = true;
+    } finally {
+      if (!ok) {
+        span.error("exception");
+      }
+      if (ok && req.isAsyncStarted()) {
+        req.getAsyncContext().addListener(new SpanEnd(span, res));
+      } else {
+        span.end(res.getStatus());
+      }
     }
   }
 
@@ -126,14 +161,16 @@ final class FilterEngine {
       Headers headers,
       HttpServletRequest req,
       HttpServletResponse res,
-      FilterChain chain)
+      FilterChain chain,
+      RequestSpan span)
       throws IOException, ServletException {
     if (scan.isToolsCall()) {
-      toolsCall(scan, body, headers, req, res, chain);
+      toolsCall(scan, body, headers, req, res, chain, span);
       return;
     }
     var refused = intake.check(scan, headers);
     if (refused.isPresent()) {
+      span.error(refused.get().error().code().name());
       Answers.refuse(res, refused.get());
       return;
     }
@@ -150,13 +187,15 @@ final class FilterEngine {
       Headers headers,
       HttpServletRequest req,
       HttpServletResponse res,
-      FilterChain chain)
+      FilterChain chain,
+      RequestSpan span)
       throws IOException, ServletException {
     Duration bound =
         scan.name() == null
             ? WAIT_SLACK
             : intake.admission().contracts().resolve(scan.name()).attachWait().plus(WAIT_SLACK);
-    CallReply reply = await(intake.admit(scan, body, 0, body.length, headers), bound, scan);
+    CallReply reply =
+        await(intake.admit(scan, body, 0, body.length, headers, span), bound, scan, span);
     if (reply instanceof CallReply.Forward) {
       chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
     } else if (reply instanceof CallReply.Dispatch d) {
@@ -178,7 +217,14 @@ final class FilterEngine {
     observer.watch(observed);
     boolean[] async = new boolean[1];
     BufferedRequest wrapped =
-        new BufferedRequest(req, d.body(), idempotencyHeader, executionId)
+        new BufferedRequest(
+                req,
+                d.body(),
+                Map.of(
+                    idempotencyHeader,
+                    executionId,
+                    McpNames.HeaderNames.TRACEPARENT,
+                    d.traceparent()))
             .asyncWith(
                 observed,
                 ac -> {
@@ -234,16 +280,44 @@ final class FilterEngine {
    * sent, and a reply that still comes is abandoned (a dispatch recorded as failed before any
    * effect): it never holds the call's key as if it had run.
    */
-  private static CallReply await(CompletionStage<CallReply> stage, Duration bound, BodyScan scan) {
+  private static CallReply await(
+      CompletionStage<CallReply> stage, Duration bound, BodyScan scan, RequestSpan span) {
     try {
       return stage.toCompletableFuture().get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stage.thenAccept(CallReply::abandon);
+      span.error(NOT_DECIDED.code().name());
       return CallReply.Refusal.of(scan.id(), NOT_DECIDED);
     } catch (ExecutionException | TimeoutException e) {
       stage.thenAccept(CallReply::abandon);
+      span.error(NOT_DECIDED.code().name());
       return CallReply.Refusal.of(scan.id(), NOT_DECIDED);
+    }
+  }
+
+  /** Ends a request span when its async answer is complete. */
+  private record SpanEnd(RequestSpan span, HttpServletResponse res) implements AsyncListener {
+    @Override
+    public void onComplete(AsyncEvent event) {
+      span.end(res.getStatus());
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+      span.error("timeout");
+      span.end(res.getStatus());
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+      span.error("exception");
+      span.end(res.getStatus());
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+      event.getAsyncContext().addListener(this);
     }
   }
 

@@ -13,6 +13,7 @@ import dev.tally.core.gate.GateOptions;
 import dev.tally.core.mcp.WireJson;
 import dev.tally.core.runtime.TallyRuntime;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.telemetry.OtelTelemetry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -66,15 +67,20 @@ public final class TallyFilter implements Filter {
    */
   public static final String TOOL_LISTING_ATTRIBUTE = "dev.tally.toolListing";
 
+  /** {@code service.name} of the spans and metrics unless {@code OTEL_SERVICE_NAME} is set. */
+  public static final String SERVICE_NAME = "tally-filter";
+
   private volatile FilterEngine engine;
   private volatile TallyRuntime runtime;
+  private volatile OtelTelemetry telemetry;
 
   /** A filter that configures itself from its init-params in {@link #init(FilterConfig)}. */
   public TallyFilter() {}
 
-  private TallyFilter(FilterEngine engine, TallyRuntime runtime) {
+  private TallyFilter(FilterEngine engine, TallyRuntime runtime, OtelTelemetry telemetry) {
     this.engine = engine;
     this.runtime = runtime;
+    this.telemetry = telemetry;
   }
 
   /** A builder for embedded servers. */
@@ -102,6 +108,7 @@ public final class TallyFilter implements Filter {
         }
         TallyFilter built = b.build();
         this.runtime = built.runtime;
+        this.telemetry = built.telemetry;
         this.engine = built.engine;
       } catch (RuntimeException e) {
         throw new ServletException("tally filter: " + e.getMessage(), e);
@@ -166,11 +173,26 @@ public final class TallyFilter implements Filter {
     return runtime.gate();
   }
 
+  /**
+   * Every metric of this filter in the Prometheus text format (version 0.0.4; the same names as the
+   * sidecar's {@code /metrics}, docs/metrics.md), or empty before {@link #init}: serve it on the
+   * application's own metrics endpoint. With {@code OTEL_EXPORTER_OTLP_ENDPOINT} set they are also
+   * exported over OTLP, with the spans.
+   */
+  public String metrics() {
+    OtelTelemetry t = telemetry;
+    return t == null ? "" : t.prometheusText();
+  }
+
   @Override
   public void destroy() {
     TallyRuntime r = runtime;
     if (r != null) {
       r.close();
+    }
+    OtelTelemetry t = telemetry;
+    if (t != null) {
+      t.close(); // flushes the last spans
     }
   }
 
@@ -185,8 +207,19 @@ public final class TallyFilter implements Filter {
     private Clock clock = Clock.systemUTC();
     private GateOptions gateOptions;
     private Supplier<String> toolListing;
+    private OtelTelemetry telemetry;
 
     private Builder() {}
+
+    /**
+     * Where spans and metrics go (default: {@link OtelTelemetry#fromEnvironment} as the standard
+     * {@code OTEL_*} variables configure it, export off unless they name an exporter). The filter
+     * closes it in {@link TallyFilter#destroy()}.
+     */
+    public Builder telemetry(OtelTelemetry t) {
+      this.telemetry = Objects.requireNonNull(t, "telemetry");
+      return this;
+    }
 
     /**
      * The shared configuration (default {@link TallyConfig#defaults()}): tool contracts, actor,
@@ -268,12 +301,14 @@ public final class TallyFilter implements Filter {
      */
     public TallyFilter build() {
       FilterSettings fs = settings != null ? settings : FilterSettings.from(config);
+      OtelTelemetry t = telemetry != null ? telemetry : OtelTelemetry.fromEnvironment(SERVICE_NAME);
       TallyRuntime.Builder b =
           TallyRuntime.builder(config)
               .target(fs.target())
               .owner(TallyRuntime.owner("filter"))
               .clock(clock)
-              .log(Builder::log);
+              .log(Builder::log)
+              .telemetry(t);
       if (store != null) {
         b.store(store);
       }
@@ -289,7 +324,13 @@ public final class TallyFilter implements Filter {
       if (gateOptions != null) {
         b.gateOptions(gateOptions);
       }
-      TallyRuntime runtime = b.open();
+      TallyRuntime runtime;
+      try {
+        runtime = b.open();
+      } catch (RuntimeException | Error e) {
+        t.close();
+        throw e;
+      }
       WireJson json = WireJson.create(config.limits().maxJsonDepth());
       ToolCatalogue.Options catalogue =
           ToolCatalogue.Options.clientsOnly(fs.target())
@@ -300,7 +341,8 @@ public final class TallyFilter implements Filter {
           CallIntake.create(Admission.of(runtime.gate()), json, fs.target(), catalogue);
       return new TallyFilter(
           new FilterEngine(intake, json, fs, runtime.gate().options().idempotencyHeader()),
-          runtime);
+          runtime,
+          t);
     }
 
     private static ToolCatalogue.Lister lister(Supplier<String> listing) {

@@ -48,6 +48,9 @@ final class SdkApp {
   final AtomicInteger reads = new AtomicInteger();
   final AtomicInteger reachedServlet = new AtomicInteger();
 
+  /** The {@code traceparent} each gated call (one with an Idempotency-Key) reached the app with. */
+  final ConcurrentLinkedQueue<String> traceparents = new ConcurrentLinkedQueue<>();
+
   /** What each write saw: Idempotency-Key header, request attribute, _meta execution id. */
   final ConcurrentLinkedQueue<List<String>> seen = new ConcurrentLinkedQueue<>();
 
@@ -268,6 +271,10 @@ final class SdkApp {
   private Filter countingFilter() {
     return (req, res, chain) -> {
       reachedServlet.incrementAndGet();
+      jakarta.servlet.http.HttpServletRequest r = (jakarta.servlet.http.HttpServletRequest) req;
+      if (r.getHeader("Idempotency-Key") != null) {
+        traceparents.add(String.valueOf(r.getHeader("traceparent")));
+      }
       chain.doFilter(req, res);
     };
   }

@@ -67,24 +67,23 @@ public final class LimitHits {
     return hits.get(port).get(limit).sum();
   }
 
-  /** Appends the counter in Prometheus text exposition. */
-  public void appendPrometheus(StringBuilder b) {
-    String name = "tally_client_limit_hits_total";
-    b.append("# HELP ")
-        .append(name)
-        .append(" times a client limit (connections, timeouts, buffered bytes, framing) was hit\n");
-    b.append("# TYPE ").append(name).append(" counter\n");
-    for (Port p : Port.values()) {
-      for (Limit l : Limit.values()) {
-        b.append(name)
-            .append("{port=\"")
-            .append(p.name().toLowerCase(java.util.Locale.ROOT))
-            .append("\",limit=\"")
-            .append(l.label())
-            .append("\"} ")
-            .append(count(p, l))
-            .append('\n');
-      }
-    }
+  /**
+   * Registers the counter {@code tally.client.limit_hits} (Prometheus {@code
+   * tally_client_limit_hits_total}) with one series per port and limit.
+   */
+  public void register(dev.tally.core.observe.Meter meter) {
+    meter.counterSeries(
+        "tally.client.limit_hits",
+        "times a client limit (connections, timeouts, buffered bytes, framing) was hit",
+        "",
+        series -> {
+          for (Port p : Port.values()) {
+            for (Limit l : Limit.values()) {
+              series.record(
+                  count(p, l),
+                  Map.of("port", p.name().toLowerCase(java.util.Locale.ROOT), "limit", l.label()));
+            }
+          }
+        });
   }
 }

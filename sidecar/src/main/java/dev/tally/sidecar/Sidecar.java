@@ -203,18 +203,43 @@ public final class Sidecar {
     return quiesce(timeout).transform(ar -> close());
   }
 
+  /** How often a drain looks whether the running requests finished. */
+  static final long DRAIN_CHECK_MS = 20;
+
   /**
-   * The first half of {@link #drain}: stops taking requests and waits up to {@code timeout} for the
-   * running ones, but keeps the upstream connections open, so executions still running upstream can
-   * be recorded as unfinished (by the gate) before {@link #close()} cuts them off.
+   * The first half of {@link #drain}: new requests, on new connections and on open ones alike, are
+   * answered 503 {@code SHUTTING_DOWN} with {@code Connection: close} (a client or proxy that still
+   * routes to this pod learns why, instead of a refused connection) while the running ones get up
+   * to {@code timeout} to finish; then the listeners shut down. The upstream connections stay open,
+   * so executions still running upstream can be recorded as unfinished (by the gate) before {@link
+   * #close()} cuts them off.
    */
   public Future<Void> quiesce(Duration timeout) {
     proxy.startDraining();
-    List<Future<Void>> shut = new ArrayList<>(listeners.size());
-    for (McpListener l : listeners) {
-      shut.add(l.shutdown(timeout.toMillis()));
+    long deadline = System.nanoTime() + timeout.toNanos();
+    io.vertx.core.Promise<Void> idle = io.vertx.core.Promise.promise();
+    awaitIdle(idle, deadline);
+    return idle.future()
+        .compose(
+            v -> {
+              long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+              List<Future<Void>> shut = new ArrayList<>(listeners.size());
+              for (McpListener l : listeners) {
+                shut.add(l.shutdown(left));
+              }
+              return Future.join(shut).mapEmpty();
+            });
+  }
+
+  /**
+   * Completes {@code idle} once no request runs (503 answers end at once), or at {@code deadline}.
+   */
+  private void awaitIdle(io.vertx.core.Promise<Void> idle, long deadline) {
+    if (proxy.active() == 0 || System.nanoTime() - deadline >= 0) {
+      idle.tryComplete();
+      return;
     }
-    return Future.join(shut).mapEmpty();
+    vertx.setTimer(DRAIN_CHECK_MS, id -> awaitIdle(idle, deadline));
   }
 
   /** Closes the listeners, open connections and the upstream pools now. */

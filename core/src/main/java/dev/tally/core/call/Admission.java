@@ -6,6 +6,7 @@ import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.ToolCall;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.observe.Telemetry;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -73,8 +74,18 @@ public interface Admission {
   }
 
   /** The real gate. */
+  /** Where the calls' spans and metrics go (default {@link Telemetry#NONE}). */
+  default Telemetry telemetry() {
+    return Telemetry.NONE;
+  }
+
   static Admission of(Gate gate) {
     return new Admission() {
+      @Override
+      public Telemetry telemetry() {
+        return gate.telemetry();
+      }
+
       @Override
       public CompletionStage<Decision> admit(ToolCall call) {
         return gate.admit(call);

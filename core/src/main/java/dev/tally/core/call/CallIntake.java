@@ -11,6 +11,8 @@ import dev.tally.core.mcp.ToolCallEnvelope;
 import dev.tally.core.mcp.ToolCallReader;
 import dev.tally.core.mcp.ToolParamHeaders;
 import dev.tally.core.mcp.WireJson;
+import dev.tally.core.observe.Meter;
+import dev.tally.core.observe.RequestSpan;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -111,51 +113,88 @@ public final class CallIntake {
    */
   public CompletionStage<CallReply> admit(
       BodyScan scan, byte[] b, int off, int len, Headers headers) {
+    return admit(scan, b, off, len, headers, RequestSpan.NONE);
+  }
+
+  /**
+   * As {@link #admit(BodyScan, byte[], int, int, Headers)}, recording the admission as a child of
+   * the request's {@code span} (the adapter started it and ends it) with the decision, the
+   * execution and, for an answer that is an error, its {@code error.type}; a dispatch's reply
+   * carries the span of its upstream request ({@link CallReply.Dispatch#traceparent()}).
+   */
+  public CompletionStage<CallReply> admit(
+      BodyScan scan, byte[] b, int off, int len, Headers headers, RequestSpan span) {
     CompletionStage<Void> known = scan.wellFormedCall() ? catalogue.awaitKnown(scan.name()) : null;
     if (known != null) {
-      return known.thenCompose(v -> decide(scan, b, off, len, headers));
+      return known.thenCompose(v -> decide(scan, b, off, len, headers, span));
     }
-    return decide(scan, b, off, len, headers);
+    return decide(scan, b, off, len, headers, span);
   }
 
   private CompletionStage<CallReply> decide(
-      BodyScan scan, byte[] b, int off, int len, Headers headers) {
+      BodyScan scan, byte[] b, int off, int len, Headers headers, RequestSpan span) {
+    Meter meter = admission.telemetry().meter();
     if (scan.wellFormedCall()
         && admission.passesThrough(scan.name())
         && params.forTool(scan.name()).isEmpty()) {
       Optional<CallReply.Refusal> bad = check(scan, headers);
-      return done(bad.isPresent() ? bad.get() : FORWARD);
+      if (bad.isPresent()) {
+        return refused(span, bad.get());
+      }
+      span.decision("pass_through");
+      meter.decision("pass_through", scan.name());
+      return done(FORWARD);
     }
     ToolCallReader.Read read = reader.read(b, off, len);
     if (read instanceof ToolCallReader.Refused r) {
-      return done(CallReply.Refusal.of(r.id(), r.error()));
+      return refused(span, CallReply.Refusal.of(r.id(), r.error()));
     }
     ToolCallEnvelope call = ((ToolCallReader.Ok) read).envelope();
     JsonNode id = call.id();
     Map<String, List<String>> declared = params.forTool(call.tool());
     Optional<TallyError> mismatch = HeaderRules.check(headers, scan, call.arguments(), declared);
     if (mismatch.isPresent()) {
-      return done(CallReply.Refusal.of(id, mismatch.get()));
+      return refused(span, CallReply.Refusal.of(id, mismatch.get()));
     }
     ToolCall toolCall =
         new ToolCall(
             call.tool(), call.arguments(), call.meta(), call.continuation(), headers, target);
+    RequestSpan.Step admit = span.step(RequestSpan.StepKind.ADMIT);
     CompletionStage<CallReply> reply;
     try {
-      reply = admission.admit(toolCall).thenCompose(d -> walkOrSettle(d, call));
+      reply =
+          admission
+              .admit(toolCall)
+              .thenCompose(
+                  d -> {
+                    admit.end(CallSpans.errorType(d));
+                    return walkOrSettle(d, call, span);
+                  });
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    return reply.exceptionally(t -> CallReply.Refusal.of(id, NOT_ADMITTED));
+    return reply.exceptionally(
+        t -> {
+          admit.end(NOT_ADMITTED.code().name());
+          span.error(NOT_ADMITTED.code().name());
+          return CallReply.Refusal.of(id, NOT_ADMITTED);
+        });
+  }
+
+  private static CompletionStage<CallReply> refused(RequestSpan span, CallReply.Refusal r) {
+    span.decision("refuse");
+    span.error(r.error().code().name());
+    return done(r);
   }
 
   /**
    * Walks {@code d}; a dispatch whose reply could not be made (nothing was sent for it) is recorded
    * as failed before any effect, so its claim does not turn into an unknown outcome.
    */
-  private CompletionStage<CallReply> walkOrSettle(Decision d, ToolCallEnvelope call) {
+  private CompletionStage<CallReply> walkOrSettle(
+      Decision d, ToolCallEnvelope call, RequestSpan span) {
     try {
-      return walk.walk(d, call);
+      return walk.walk(d, call, span);
     } catch (RuntimeException e) {
       if (d instanceof Decision.Dispatch dispatch) {
         dispatch.inFlight().failedBeforeEffect(0, "the call could not be prepared for sending");

@@ -32,7 +32,15 @@ public sealed interface CallReply {
    *
    * @param body the client's request bytes with {@code params._meta["dev.tally/executionId"]}
    */
-  record Dispatch(InFlight inFlight, byte[] body, DispatchRecorder recorder) implements CallReply {}
+  record Dispatch(InFlight inFlight, byte[] body, DispatchRecorder recorder) implements CallReply {
+    /**
+     * The W3C {@code traceparent} to send upstream: the span of this dispatch is its parent, so the
+     * upstream server's spans hang under Tally's.
+     */
+    public String traceparent() {
+      return recorder.traceparent();
+    }
+  }
 
   /**
    * Tally answers with a complete JSON-RPC response (HTTP 200, framed as JSON or as one SSE event)

@@ -8,6 +8,7 @@ import dev.tally.core.mcp.TallyCode;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolCallEnvelope;
 import dev.tally.core.mcp.ToolResults;
+import dev.tally.core.observe.RequestSpan;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -43,6 +44,12 @@ final class DecisionWalk {
   }
 
   CompletionStage<CallReply> walk(Decision d, ToolCallEnvelope call) {
+    return walk(d, call, RequestSpan.NONE);
+  }
+
+  /** As {@link #walk(Decision, ToolCallEnvelope)}, recording the decision on {@code span}. */
+  CompletionStage<CallReply> walk(Decision d, ToolCallEnvelope call, RequestSpan span) {
+    CallSpans.decided(span, admission.telemetry().meter(), call.tool(), d);
     JsonNode id = call.id();
     if (d instanceof Decision.PassThrough) {
       return done(new CallReply.Forward());
@@ -52,7 +59,7 @@ final class DecisionWalk {
           new CallReply.Dispatch(
               dispatch.inFlight(),
               call.withExecutionId(dispatch.inFlight().id().value()),
-              DispatchRecorder.of(dispatch.inFlight(), id)));
+              DispatchRecorder.of(dispatch.inFlight(), id, span)));
     }
     if (d instanceof Decision.Replay r) {
       return done(
@@ -82,13 +89,15 @@ final class DecisionWalk {
     }
     Decision.Attach a = (Decision.Attach) d;
     Duration wait = admission.contracts().resolve(a.execution().tool()).attachWait().plus(SLACK);
+    long waitStart = System.nanoTime();
     return a.settled()
         .toCompletableFuture()
         .orTimeout(wait.toMillis(), TimeUnit.MILLISECONDS)
         .handle(
             (settled, err) -> {
+              admission.telemetry().meter().attachWait(System.nanoTime() - waitStart);
               if (err == null) {
-                return walk(settled, call);
+                return walk(settled, call, span);
               }
               Throwable t =
                   err instanceof CompletionException && err.getCause() != null
@@ -96,8 +105,11 @@ final class DecisionWalk {
                       : err;
               if (t instanceof TimeoutException) {
                 return walk(
-                    new Decision.Respond(TallyCode.IDEMPOTENCY_IN_PROGRESS, a.execution()), call);
+                    new Decision.Respond(TallyCode.IDEMPOTENCY_IN_PROGRESS, a.execution()),
+                    call,
+                    span);
               }
+              span.error(AWAIT_FAILED.code().name());
               return done(CallReply.Refusal.of(id, AWAIT_FAILED));
             })
         .thenCompose(s -> s);

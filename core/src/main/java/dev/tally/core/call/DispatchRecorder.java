@@ -10,6 +10,8 @@ import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolResults;
+import dev.tally.core.observe.CallLog;
+import dev.tally.core.observe.RequestSpan;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,16 +38,33 @@ public final class DispatchRecorder {
   private final InFlight inFlight;
   private final JsonNode requestId;
   private final AtomicBoolean settled = new AtomicBoolean();
+  private final RequestSpan span;
+  private final RequestSpan.Step dispatch;
   private volatile int status;
 
-  DispatchRecorder(InFlight inFlight, JsonNode requestId) {
+  DispatchRecorder(InFlight inFlight, JsonNode requestId, RequestSpan span) {
     this.inFlight = inFlight;
     this.requestId = requestId;
+    this.span = span;
+    this.dispatch = span.step(RequestSpan.StepKind.DISPATCH);
   }
 
   /** A recorder for {@code inFlight}, answering the JSON-RPC request {@code requestId}. */
   public static DispatchRecorder of(InFlight inFlight, JsonNode requestId) {
-    return new DispatchRecorder(inFlight, requestId);
+    return of(inFlight, requestId, RequestSpan.NONE);
+  }
+
+  /**
+   * As {@link #of(InFlight, JsonNode)}, timing the dispatch as a child of the request's {@code
+   * span} (from now until the call settles) and recording its answer's durable write as another.
+   */
+  public static DispatchRecorder of(InFlight inFlight, JsonNode requestId, RequestSpan span) {
+    return new DispatchRecorder(inFlight, requestId, span);
+  }
+
+  /** The W3C {@code traceparent} of the dispatch's span, for the upstream request. */
+  public String traceparent() {
+    return dispatch.traceparent();
   }
 
   public InFlight inFlight() {
@@ -88,6 +107,15 @@ public final class DispatchRecorder {
       return null;
     }
     Settlement s = AnswerClassifier.of(outcome);
+    String error =
+        outcome instanceof RpcOutcome.Error err
+            ? Integer.toString(err.error().code())
+            : ((RpcOutcome.Result) outcome).isError() ? "tool_error" : null;
+    dispatch.end(error);
+    if (error != null) {
+      span.error(error);
+    }
+    RequestSpan.Step complete = span.step(RequestSpan.StepKind.COMPLETE);
     CompletionStage<Execution> stored =
         switch (s) {
           case INPUT_REQUIRED -> inFlight.inputRequired(status);
@@ -103,10 +131,16 @@ public final class DispatchRecorder {
     boolean replayable = s == Settlement.COMPLETED || s == Settlement.COMPLETED_WITH_ERROR;
     // A store failure must not keep the answer from the client; the lease reaper settles it.
     return stored.handle(
-        (e, err) ->
-            err == null && replayable && e.state() == ExecutionState.COMPLETED
-                ? delivery()
-                : Delivery.NONE);
+        (e, err) -> {
+          if (err == null) {
+            complete.state(e.state().wireName());
+            span.execution(e.id().value(), e.state().wireName());
+          }
+          complete.end(err == null ? null : "STORE_UNAVAILABLE");
+          return err == null && replayable && e.state() == ExecutionState.COMPLETED
+              ? delivery()
+              : Delivery.NONE;
+        });
   }
 
   /**
@@ -120,6 +154,7 @@ public final class DispatchRecorder {
     }
     if (AnswerClassifier.ofAnswerlessEnd(status) == Settlement.FAILED_BEFORE_EFFECT) {
       inFlight.failedBeforeEffect(status, "upstream answered HTTP " + status + " without a result");
+      failed(Integer.toString(status));
       return null;
     }
     return unknown("upstream response ended without an answer");
@@ -168,6 +203,8 @@ public final class DispatchRecorder {
   public CallReply.Refusal unreachable() {
     if (settled.compareAndSet(false, true)) {
       inFlight.failedBeforeEffect(0, "upstream connection failed");
+      failed(UNREACHABLE.code().name());
+      CallLog.upstreamUnreachable(inFlight.id().value(), inFlight.contract().tool(), traceparent());
     }
     return CallReply.Refusal.of(requestId, UNREACHABLE);
   }
@@ -180,6 +217,9 @@ public final class DispatchRecorder {
   private CallReply unknown(String reason) {
     Execution before = inFlight.execution();
     inFlight.unknown(reason);
+    failed(ExecutionState.OUTCOME_UNKNOWN.wireName());
+    CallLog.outcomeUnknown(before.id().value(), before.tool(), reason, traceparent());
+    span.execution(before.id().value(), ExecutionState.OUTCOME_UNKNOWN.wireName());
     Execution shown;
     try {
       shown =
@@ -192,6 +232,12 @@ public final class DispatchRecorder {
     }
     return new CallReply.Answer(
         ToolResults.unknownOutcome(requestId, shown, inFlight.contract()), Delivery.NONE);
+  }
+
+  /** The dispatch ended without an answer: {@code errorType} on its span and the request's. */
+  private void failed(String errorType) {
+    dispatch.end(errorType);
+    span.error(errorType);
   }
 
   private Delivery delivery() {

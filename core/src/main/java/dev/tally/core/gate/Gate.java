@@ -18,7 +18,9 @@ import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.mcp.Headers;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
+import dev.tally.core.observe.Telemetry;
 import dev.tally.core.store.ExecutionStore;
+import dev.tally.core.store.MeteredExecutionStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +54,7 @@ public final class Gate implements AutoCloseable {
   private final Confirmations confirmations;
   private final StatusChecks statusChecks;
   private final Owners owners;
+  private final Telemetry telemetry;
 
   private Gate(
       GateOptions options,
@@ -64,7 +67,9 @@ public final class Gate implements AutoCloseable {
       AuditSink audit,
       WriteControl writes,
       dev.tally.core.config.ConfirmationConfig confirmation,
-      StatusLookup statusLookup) {
+      StatusLookup statusLookup,
+      Telemetry telemetry) {
+    this.telemetry = telemetry;
     this.statusChecks = new StatusChecks(store, clock, statusLookup);
     this.audit = audit;
     this.writes = writes;
@@ -119,6 +124,7 @@ public final class Gate implements AutoCloseable {
     private StatusLookup statusLookup = StatusLookup.NONE;
     private dev.tally.core.config.ConfirmationConfig confirmation =
         dev.tally.core.config.ConfirmationConfig.DEFAULT;
+    private Telemetry telemetry = Telemetry.NONE;
 
     private Builder(ExecutionStore store, KeyRing keys) {
       this.store = Objects.requireNonNull(store, "store");
@@ -183,6 +189,15 @@ public final class Gate implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where spans and metrics go (default {@link Telemetry#NONE}); the store is timed and its
+     * transitions counted through it ({@link MeteredExecutionStore}).
+     */
+    public Builder telemetry(Telemetry t) {
+      this.telemetry = Objects.requireNonNull(t, "telemetry");
+      return this;
+    }
+
     public Gate build() {
       GateOptions o =
           options != null
@@ -193,8 +208,24 @@ public final class Gate implements AutoCloseable {
               ? actors
               : dev.tally.core.actor.ActorResolvers.tokenHash("Authorization", keys);
       return new Gate(
-          o, store, contracts, keys, a, jcs, clock, audit, writes, confirmation, statusLookup);
+          o,
+          MeteredExecutionStore.wrap(store, telemetry.meter()),
+          contracts,
+          keys,
+          a,
+          jcs,
+          clock,
+          audit,
+          writes,
+          confirmation,
+          statusLookup,
+          telemetry);
     }
+  }
+
+  /** Where this gate's spans and metrics go. */
+  public Telemetry telemetry() {
+    return telemetry;
   }
 
   /**

@@ -14,6 +14,8 @@ import dev.tally.core.contract.ContractRegistry;
 import dev.tally.core.fingerprint.KeyRing;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.GateOptions;
+import dev.tally.core.observe.Meter;
+import dev.tally.core.observe.Telemetry;
 import dev.tally.core.store.ExecutionStore;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -57,6 +59,21 @@ public final class TallyRuntime implements AutoCloseable {
     this.catalogue = catalogue;
   }
 
+  /** The runtime's gauges and the store's own metrics, the same for every adapter. */
+  private static void metrics(Meter m, ExecutionStore s, Gate gate) {
+    if (m == Meter.NONE) {
+      return;
+    }
+    m.gauge(
+        "tally.store.writable",
+        "1 while the execution store accepts writes",
+        "",
+        () -> s.isWritable() ? 1 : 0);
+    m.gauge(
+        "tally.executions.in_flight", "executions this instance is driving", "", gate::inFlight);
+    s.metrics(m);
+  }
+
   /** A builder for the runtime of {@code config}. */
   public static Builder builder(TallyConfig config) {
     return new Builder(config);
@@ -72,6 +89,11 @@ public final class TallyRuntime implements AutoCloseable {
 
   public KeyRing keys() {
     return keys;
+  }
+
+  /** Where the runtime's spans and metrics go (the gate's). */
+  public Telemetry telemetry() {
+    return gate.telemetry();
   }
 
   public Gate gate() {
@@ -181,6 +203,7 @@ public final class TallyRuntime implements AutoCloseable {
     private ContractRegistry contracts;
     private ActorResolver actors;
     private GateOptions gateOptions;
+    private Telemetry telemetry = Telemetry.NONE;
 
     private Builder(TallyConfig config) {
       this.config = Objects.requireNonNull(config, "config");
@@ -251,6 +274,12 @@ public final class TallyRuntime implements AutoCloseable {
       return this;
     }
 
+    /** Where spans and metrics go (default {@link Telemetry#NONE}: nowhere). */
+    public Builder telemetry(Telemetry t) {
+      this.telemetry = Objects.requireNonNull(t, "telemetry");
+      return this;
+    }
+
     /** Gate options (default: from the configuration, with the owner id). */
     public Builder gateOptions(GateOptions o) {
       this.gateOptions = Objects.requireNonNull(o, "gateOptions");
@@ -302,6 +331,7 @@ public final class TallyRuntime implements AutoCloseable {
                     config.confirmation().url() == null && confirmBase != null
                         ? config.confirmation().withUrl(confirmBase)
                         : config.confirmation())
+                .telemetry(telemetry)
                 .build();
         // Only beside a journal store opened here: a store the caller handed in is not the one
         // the configuration names, whose directory must then stay untouched.
@@ -309,6 +339,7 @@ public final class TallyRuntime implements AutoCloseable {
             owns && config.store().kind() == StoreConfig.Kind.JOURNAL
                 ? new CatalogueFile(config.store().journalDir().toAbsolutePath())
                 : ToolCatalogue.Keeper.NONE;
+        metrics(telemetry.meter(), s, gate);
         return new TallyRuntime(s, audit, k, gate, owns, kept);
       } catch (RuntimeException | Error e) {
         if (owns) {

@@ -4,6 +4,7 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.observe.Meter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -84,6 +85,13 @@ public interface ExecutionStore extends AutoCloseable {
   default boolean isWritable() {
     return true;
   }
+
+  /**
+   * Registers this store's own gauges and counters with {@code meter} (journal fsyncs, heap held,
+   * round trips, clock offset …; docs/metrics.md); called once, when the runtime opens. Default
+   * none.
+   */
+  default void metrics(Meter meter) {}
 
   @Override
   void close();

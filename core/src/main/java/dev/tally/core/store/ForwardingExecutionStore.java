@@ -4,6 +4,7 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.observe.Meter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -92,5 +93,10 @@ public abstract class ForwardingExecutionStore implements ExecutionStore {
   @Override
   public void close() {
     delegate.close();
+  }
+
+  @Override
+  public void metrics(Meter meter) {
+    delegate.metrics(meter);
   }
 }

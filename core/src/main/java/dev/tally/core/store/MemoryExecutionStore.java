@@ -4,6 +4,7 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.observe.Meter;
 import dev.tally.core.store.internal.ExecutionTable;
 import java.time.Duration;
 import java.time.Instant;
@@ -145,6 +146,36 @@ public final class MemoryExecutionStore implements ExecutionStore {
   public Usage usage() {
     return new Usage(
         table.pinnedWeight(), table.evictableWeight(), options.maxWeightBytes(), table.size());
+  }
+
+  /** The store's heap, its size and the operator's {@code outcome_unknown} gauge. */
+  @Override
+  public void metrics(Meter m) {
+    m.gauge(
+        "tally.memory.store_pinned_bytes",
+        "estimated heap of records that must not be evicted (in flight or holding their key)",
+        "",
+        () -> usage().pinnedBytes());
+    m.gauge(
+        "tally.memory.store_evictable_bytes",
+        "estimated heap of finished records the store may evict",
+        "",
+        () -> usage().evictableBytes());
+    m.gauge(
+        "tally.memory.store_max_bytes",
+        "the bound on the store's estimated heap (memory.maxBytes)",
+        "",
+        () -> usage().maxWeightBytes());
+    m.gauge(
+        "tally.store.executions",
+        "executions the store holds in memory (each until its retention ends and it is purged)",
+        "",
+        () -> usage().executions());
+    m.gauge(
+        "tally.outcome_unknown.current",
+        "executions in outcome_unknown now: each needs a status check or an operator",
+        "",
+        table::unknownCount);
   }
 
   /** Closes the store: pending waits and every later operation fail with {@code CLOSED}. */

@@ -1,19 +1,15 @@
 package dev.tally.sidecar.app;
 
-import dev.tally.core.audit.AuditedExecutionStore;
 import dev.tally.core.config.TallyConfig;
 import dev.tally.core.gate.Gate;
 import dev.tally.core.gate.Operator;
+import dev.tally.core.observe.Meter;
 import dev.tally.core.runtime.TallyRuntime;
 import dev.tally.core.store.ExecutionStore;
-import dev.tally.core.store.MemoryExecutionStore;
-import dev.tally.core.store.journal.JournalExecutionStore;
-import dev.tally.core.store.journal.JournalStats;
 import dev.tally.sidecar.Sidecar;
 import dev.tally.sidecar.admin.AdminServer;
 import dev.tally.sidecar.internal.upstream.ConfirmedCalls;
-import dev.tally.store.postgres.PostgresExecutionStore;
-import dev.tally.store.postgres.PostgresStoreStats;
+import dev.tally.telemetry.OtelTelemetry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
@@ -29,6 +25,9 @@ import java.util.function.Consumer;
  * rest as {@code outcome_unknown}, close the store.
  */
 public final class TallyServer {
+  /** {@code service.name} of the spans and metrics unless {@code OTEL_SERVICE_NAME} is set. */
+  public static final String SERVICE_NAME = "tally-sidecar";
+
   private final Vertx vertx;
 
   /** How often pending calls are checked for expiry (a retry or a decision checks at once). */
@@ -41,6 +40,7 @@ public final class TallyServer {
   private final AdminServer admin;
   private final UpstreamProbe probe;
   private final SidecarSettings settings;
+  private final OtelTelemetry telemetry;
   private volatile boolean stopping;
 
   private TallyServer(
@@ -49,7 +49,9 @@ public final class TallyServer {
       Sidecar sidecar,
       AdminServer admin,
       UpstreamProbe probe,
-      SidecarSettings settings) {
+      SidecarSettings settings,
+      OtelTelemetry telemetry) {
+    this.telemetry = telemetry;
     this.vertx = vertx;
     this.runtime = runtime;
     this.store = runtime.store();
@@ -67,25 +69,46 @@ public final class TallyServer {
   public static TallyServer start(
       TallyConfig config, SidecarSettings settings, Clock clock, Consumer<String> log)
       throws Exception {
+    return start(config, settings, clock, log, OtelTelemetry.fromEnvironment(SERVICE_NAME));
+  }
+
+  /**
+   * As {@link #start(TallyConfig, SidecarSettings, Clock, Consumer)}, with {@code telemetry}
+   * (closed by {@link #stop}, or here when the start fails).
+   */
+  public static TallyServer start(
+      TallyConfig config,
+      SidecarSettings settings,
+      Clock clock,
+      Consumer<String> log,
+      OtelTelemetry telemetry)
+      throws Exception {
     Objects.requireNonNull(config, "config");
     // The status tools' client needs Vert.x, which starts after the runtime: bound below.
     java.util.concurrent.atomic.AtomicReference<ConfirmedCalls> calls =
         new java.util.concurrent.atomic.AtomicReference<>();
-    TallyRuntime runtime =
-        TallyRuntime.builder(config)
-            .statusLookup(
-                (tool, args, headers) -> {
-                  ConfirmedCalls c = calls.get();
-                  return c == null
-                      ? java.util.concurrent.CompletableFuture.completedFuture(
-                          java.util.Optional.empty())
-                      : c.lookup(tool, args, headers.get("Authorization")).toCompletionStage();
-                })
-            .target(settings.sidecar().upstreamTarget())
-            .owner(TallyRuntime.owner("sidecar"))
-            .clock(clock)
-            .log(log)
-            .open();
+    TallyRuntime runtime;
+    try {
+      runtime =
+          TallyRuntime.builder(config)
+              .statusLookup(
+                  (tool, args, headers) -> {
+                    ConfirmedCalls c = calls.get();
+                    return c == null
+                        ? java.util.concurrent.CompletableFuture.completedFuture(
+                            java.util.Optional.empty())
+                        : c.lookup(tool, args, headers.get("Authorization")).toCompletionStage();
+                  })
+              .target(settings.sidecar().upstreamTarget())
+              .owner(TallyRuntime.owner("sidecar"))
+              .clock(clock)
+              .log(log)
+              .telemetry(telemetry)
+              .open();
+    } catch (RuntimeException | Error e) {
+      telemetry.close();
+      throw e;
+    }
     try {
       Vertx vertx = Vertx.vertx(settings.sidecar().vertxOptions());
       if (settings.sidecar().nativeTransport() && !vertx.isNativeTransportEnabled()) {
@@ -147,10 +170,12 @@ public final class TallyServer {
                           ? "127.0.0.1"
                           : settings.admin().listen().host(),
                       admin.port()));
-      self[0] = new TallyServer(vertx, runtime, sidecar, admin, probe, settings);
+      self[0] = new TallyServer(vertx, runtime, sidecar, admin, probe, settings, telemetry);
+      self[0].metrics(telemetry.meter());
       return self[0];
     } catch (Exception | Error e) {
       runtime.close();
+      telemetry.close();
       throw e;
     }
   }
@@ -186,151 +211,48 @@ public final class TallyServer {
     return null;
   }
 
-  /** Prometheus text exposition. */
+  /** Prometheus text exposition of every metric (docs/metrics.md). */
   public String metrics() {
-    StringBuilder b = new StringBuilder(512);
-    gauge(b, "tally_up", "1 while the process runs", 1);
-    gauge(
-        b,
-        "tally_ready",
+    return telemetry.prometheusText();
+  }
+
+  /** Where this process's spans and metrics go. */
+  public OtelTelemetry telemetry() {
+    return telemetry;
+  }
+
+  /** The sidecar's own gauges; the runtime registered the store's and the gate's. */
+  private void metrics(Meter m) {
+    m.gauge("tally.up", "1 while the process runs", "", () -> 1);
+    m.gauge(
+        "tally.ready",
         "1 when the store is writable and the upstream was reached",
-        notReadyReason() == null ? 1 : 0);
-    gauge(
-        b,
-        "tally_store_writable",
-        "1 while the execution store accepts writes",
-        store.isWritable() ? 1 : 0);
-    gauge(
-        b, "tally_http_requests_in_flight", "MCP HTTP requests being handled", sidecar.inFlight());
-    gauge(b, "tally_executions_in_flight", "executions this instance is driving", gate.inFlight());
-    gauge(b, "tally_sse_streams", "relayed SSE streams kept for resumption", sidecar.streams());
-    gauge(
-        b,
-        "tally_http_connections",
+        "",
+        () -> notReadyReason() == null ? 1 : 0);
+    m.gauge(
+        "tally.http.requests.in_flight", "MCP HTTP requests being handled", "", sidecar::inFlight);
+    m.gauge("tally.sse.streams", "relayed SSE streams kept for resumption", "", sidecar::streams);
+    m.gauge(
+        "tally.http.connections",
         "client connections open on the MCP port",
-        sidecar.openConnections());
-    gauge(
-        b,
-        "tally_http_buffered_request_bytes",
+        "",
+        sidecar::openConnections);
+    m.gauge(
+        "tally.http.buffered_request_bytes",
         "request-body bytes the MCP port holds (bounded by sidecar.maxBufferedRequestBytes)",
-        sidecar.bufferedRequestBytes());
-    gauge(
-        b,
-        "tally_sse_buffered_bytes",
+        "",
+        sidecar::bufferedRequestBytes);
+    m.gauge(
+        "tally.sse.buffered_bytes",
         "encoded SSE bytes kept for resumption (bounded by stream.maxTotalBytes)",
-        sidecar.streamBytes());
-    counter(
-        b,
-        "tally_sse_streams_evicted_total",
+        "",
+        sidecar::streamBytes);
+    m.counter(
+        "tally.sse.streams_evicted",
         "streams whose resumption buffer was dropped to keep stream.maxTotalBytes",
-        sidecar.streamEvictions());
-    sidecar.limitHits().appendPrometheus(b);
-    ExecutionStore inner = store instanceof AuditedExecutionStore a ? a.delegate() : store;
-    long held = -1;
-    if (inner instanceof JournalExecutionStore j) {
-      JournalStats s = j.stats();
-      counter(b, "tally_journal_fsyncs_total", "fsyncs of the journal", s.fsyncs());
-      counter(
-          b, "tally_journal_records_total", "records written to the journal", s.recordsWritten());
-      counter(b, "tally_journal_bytes_total", "bytes written to the journal", s.bytesWritten());
-      counter(
-          b,
-          "tally_journal_rider_bytes_total",
-          "bytes of audit entries written into the journal's frames (included in"
-              + " tally_journal_bytes_total)",
-          s.riderBytes());
-      counter(b, "tally_journal_compactions_total", "journal compactions", s.compactions());
-      held = s.executions();
-      if (s.maxBytes() > 0) {
-        gauge(
-            b,
-            "tally_journal_store_bytes",
-            "estimated heap of the executions the journal store keeps until their retention ends",
-            s.executionBytes());
-        gauge(
-            b,
-            "tally_journal_store_max_bytes",
-            "the bound beyond which new calls are refused (journal.maxBytes)",
-            s.maxBytes());
-      }
-    }
-    if (inner instanceof MemoryExecutionStore m) {
-      MemoryExecutionStore.Usage u = m.usage();
-      held = u.executions();
-      gauge(
-          b,
-          "tally_memory_store_pinned_bytes",
-          "estimated heap of records that must not be evicted (in flight or holding their key)",
-          u.pinnedBytes());
-      gauge(
-          b,
-          "tally_memory_store_evictable_bytes",
-          "estimated heap of finished records the store may evict",
-          u.evictableBytes());
-      gauge(
-          b,
-          "tally_memory_store_max_bytes",
-          "the bound on the store's estimated heap (memory.maxBytes)",
-          u.maxWeightBytes());
-    }
-    if (held >= 0) {
-      gauge(
-          b,
-          "tally_store_executions",
-          "executions the store holds in memory (each until its retention ends and it is purged)",
-          held);
-    }
-    if (inner instanceof PostgresExecutionStore p) {
-      PostgresStoreStats s = p.stats();
-      counter(
-          b,
-          "tally_store_round_trips_total",
-          "statements sent to PostgreSQL for store operations, one round trip each",
-          s.roundTrips());
-      counter(
-          b,
-          "tally_store_notify_statements_total",
-          "statements that announced committed changes to other replicas (batched, off the path)",
-          s.notifyStatements());
-      counter(
-          b,
-          "tally_store_outages_total",
-          "store operations that failed because PostgreSQL was unavailable",
-          s.outages());
-      counter(
-          b,
-          "tally_store_notifications_total",
-          "change notifications received from PostgreSQL",
-          s.notifications());
-      gauge(
-          b,
-          "tally_store_listening",
-          "1 while the store receives change notifications",
-          s.listening() ? 1 : 0);
-    }
-    return b.toString();
-  }
-
-  private static void gauge(StringBuilder b, String name, String help, long v) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ")
-        .append(name)
-        .append(" gauge\n")
-        .append(name)
-        .append(' ')
-        .append(v)
-        .append('\n');
-  }
-
-  private static void counter(StringBuilder b, String name, String help, long v) {
-    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    b.append("# TYPE ")
-        .append(name)
-        .append(" counter\n")
-        .append(name)
-        .append(' ')
-        .append(v)
-        .append('\n');
+        "",
+        sidecar::streamEvictions);
+    sidecar.limitHits().register(m);
   }
 
   /**
@@ -356,6 +278,7 @@ public final class TallyServer {
       admin.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       runtime.close(); // the gate, then the store, then the audit journals
+      telemetry.close(); // flushes the last spans
     }
     return abandoned;
   }

@@ -110,7 +110,9 @@ final class ServeCommand implements Callable<Integer>, TallyCli.Streams {
     }
     TallyServer server;
     try {
-      server = TallyServer.start(cfg, settings, Clock.systemUTC(), err::println);
+      // Status lines of the running server go through the log (text or JSON lines, stderr).
+      org.slf4j.Logger status = org.slf4j.LoggerFactory.getLogger("dev.tally.serve");
+      server = TallyServer.start(cfg, settings, Clock.systemUTC(), status::info);
     } catch (ConfigException | KeyException e) {
       err.println("tally serve: " + e.getMessage());
       return TallyCli.EXIT_USAGE;

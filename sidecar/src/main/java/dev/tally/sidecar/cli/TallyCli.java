@@ -37,6 +37,10 @@ public final class TallyCli implements Runnable {
   public static final int EXIT_START = 3;
 
   public static void main(String[] args) {
+    // java.util.logging (libraries that use it) into SLF4J and logback; System.Logger goes there
+    // through slf4j-jdk-platform-logging.
+    org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+    org.slf4j.bridge.SLF4JBridgeHandler.install();
     System.exit(run(args));
   }
 

@@ -98,7 +98,8 @@ class SidecarSdkEndToEndIT {
     String executionId = upstream.idempotencyKeys.get(0);
     assertThat(executionId).startsWith("act_");
     assertThat(upstream.executionIdsSeenByTool).containsExactly(executionId);
-    assertThat(upstream.traceparents.get(0)).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    // No tracer and no incoming trace: a new, unsampled trace (nothing claims to record it).
+    assertThat(upstream.traceparents.get(0)).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
     assertThat(gate.reports).startsWith("completed:200");
     assertThat(gate.firstDelivered).succeedsWithin(Duration.ofSeconds(5));
     assertThat(gate.reports).contains("delivered");

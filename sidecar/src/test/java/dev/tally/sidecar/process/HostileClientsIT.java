@@ -394,18 +394,37 @@ class HostileClientsIT {
     assertThat(tally.output()).doesNotContain("OutOfMemoryError");
   }
 
+  /** The value of the series {@code name} on /metrics, -1 when absent. */
   private static long metric(String name) {
+    return metric(name, Map.of());
+  }
+
+  /**
+   * The value of the series {@code name} whose labels include {@code labels} (Prometheus text from
+   * the OpenTelemetry exporter: labels in any order, values written as doubles), -1 when absent.
+   */
+  private static long metric(String name, Map<String, String> labels) {
     try {
       String text = agent.get(tally.admin("/metrics")).body();
-      Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\d+)$").matcher(text);
-      return m.find() ? Long.parseLong(m.group(1)) : -1;
+      Matcher m =
+          Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{([^}]*)\\})? (\\S+)$").matcher(text);
+      while (m.find()) {
+        String got = m.group(2) == null ? "" : m.group(2);
+        boolean all =
+            labels.entrySet().stream()
+                .allMatch(e -> got.contains(e.getKey() + "=\"" + e.getValue() + "\""));
+        if (all) {
+          return (long) Double.parseDouble(m.group(3));
+        }
+      }
+      return -1;
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
   }
 
   private static long limitHits(String limit) {
-    return metric("tally_client_limit_hits_total{port=\"mcp\",limit=\"" + limit + "\"}");
+    return metric("tally_client_limit_hits_total", Map.of("port", "mcp", "limit", limit));
   }
 
   private Socket open() throws IOException {

@@ -85,9 +85,15 @@ class SecretsNeverWrittenIT {
             + tokenFile
             + "\ntools:\n  create_ticket:\n    fingerprint:\n      secrets: [/apiKey]\n");
 
+    // Every line there is: DEBUG, as JSON objects with their key-value fields (issue 19).
     TallyProcess p =
         TallyProcess.serve(
-                dir, config, TallyProcess.SMALL_JVM, Map.of(), "--hmac-key-file", keys.toString())
+                dir,
+                config,
+                TallyProcess.SMALL_JVM,
+                Map.of("TALLY_LOG_FORMAT", "json", "TALLY_LOG_LEVEL", "DEBUG"),
+                "--hmac-key-file",
+                keys.toString())
             .awaitListening(START);
     String title = "secrets-" + UUID.randomUUID();
     String id;

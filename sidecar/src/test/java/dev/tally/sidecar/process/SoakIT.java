@@ -230,8 +230,10 @@ class SoakIT {
         fds = s.count();
       }
       String metrics = agent.get(tally.admin("/metrics")).body();
-      Matcher c = Pattern.compile("(?m)^tally_http_connections (\\d+)$").matcher(metrics);
-      return new Sample(second, heap, fds, c.find() ? Long.parseLong(c.group(1)) : -1, calls);
+      Matcher c =
+          Pattern.compile("(?m)^tally_http_connections(\\{[^}]*\\})? (\\S+)$").matcher(metrics);
+      return new Sample(
+          second, heap, fds, c.find() ? (long) Double.parseDouble(c.group(2)) : -1, calls);
     }
 
     private String jcmd(String command) throws Exception {

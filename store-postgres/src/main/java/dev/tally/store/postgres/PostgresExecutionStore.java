@@ -6,6 +6,7 @@ import dev.tally.core.execution.Execution;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.observe.Meter;
 import dev.tally.core.store.Claim;
 import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
@@ -355,6 +356,42 @@ public final class PostgresExecutionStore implements ExecutionStore {
   @Override
   public boolean isWritable() {
     return !closed && db.writable();
+  }
+
+  /** The store's round trips, outages, notifications and the database clock's offset. */
+  @Override
+  public void metrics(Meter m) {
+    m.counter(
+        "tally.store.round_trips",
+        "statements sent to PostgreSQL for store operations, one round trip each",
+        "",
+        () -> stats().roundTrips());
+    m.counter(
+        "tally.store.notify_statements",
+        "statements that announced committed changes to other replicas (batched, off the path)",
+        "",
+        () -> stats().notifyStatements());
+    m.counter(
+        "tally.store.outages",
+        "store operations that failed because PostgreSQL was unavailable",
+        "",
+        () -> stats().outages());
+    m.counter(
+        "tally.store.notifications",
+        "change notifications received from PostgreSQL",
+        "",
+        () -> stats().notifications());
+    m.gauge(
+        "tally.store.listening",
+        "1 while the store receives change notifications",
+        "",
+        () -> stats().listening() ? 1 : 0);
+    m.gauge(
+        "tally.store.clock_offset",
+        "PostgreSQL's clock minus this replica's wall clock, as the store measured it (leases,"
+            + " holds and retention are compared on the database's clock)",
+        "ms",
+        () -> clock.offset().toMillis());
   }
 
   /** Counters since the store opened (round trips for the benchmark, outages, notifications). */

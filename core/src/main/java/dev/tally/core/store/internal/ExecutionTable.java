@@ -192,6 +192,11 @@ public final class ExecutionTable {
         });
   }
 
+  /** How many records are {@code outcome_unknown} now. */
+  public int unknownCount() {
+    return indexes.unknownCount();
+  }
+
   /** See {@link ExecutionStore#find}. */
   public Optional<Execution> find(ExecutionId id) {
     Slot s = slots.get(Objects.requireNonNull(id, "id"));

@@ -18,8 +18,9 @@ import java.util.function.Predicate;
 
 /**
  * Indexes over the table's records: every id in id order (ULIDs sort by time) and the ids of
- * dispatched records. Updated inside the table's atomic per-record sections; readers look each id
- * up again and skip those that moved on or went away, so a momentarily stale index is harmless.
+ * dispatched and the {@code outcome_unknown} records. Updated inside the table's atomic per-record
+ * sections; readers look each id up again and skip those that moved on or went away, so a
+ * momentarily stale index is harmless.
  *
  * <p>The dispatched ids are a hash set, sorted only when read: every call adds and removes its id
  * on the hot path, while the set is read only by the lease reaper and at start. (A sorted skip-list
@@ -28,6 +29,7 @@ import java.util.function.Predicate;
 final class Indexes {
   private final ConcurrentSkipListMap<String, ExecutionId> order = new ConcurrentSkipListMap<>();
   private final Set<ExecutionId> dispatched = ConcurrentHashMap.newKeySet();
+  private final Set<ExecutionId> unknown = ConcurrentHashMap.newKeySet();
 
   /** Records {@code next}, which replaced a record in state {@code before} (null: a new one). */
   void update(ExecutionState before, Execution next) {
@@ -39,12 +41,23 @@ final class Indexes {
     } else if (before == ExecutionState.DISPATCHED) {
       dispatched.remove(next.id());
     }
+    if (next.state() == ExecutionState.OUTCOME_UNKNOWN) {
+      unknown.add(next.id());
+    } else if (before == ExecutionState.OUTCOME_UNKNOWN) {
+      unknown.remove(next.id());
+    }
+  }
+
+  /** How many records are {@code outcome_unknown} now (for the operator's gauge). */
+  int unknownCount() {
+    return unknown.size();
   }
 
   /** Forgets a removed record. */
   void remove(ExecutionId id) {
     order.remove(id.value());
     dispatched.remove(id);
+    unknown.remove(id);
   }
 
   /** Every id, oldest first (weakly consistent). */

@@ -5,6 +5,7 @@ import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.execution.ExecutionState;
 import dev.tally.core.execution.Lease;
 import dev.tally.core.execution.Transition;
+import dev.tally.core.observe.Meter;
 import dev.tally.core.store.Claim;
 import dev.tally.core.store.ExecutionQuery;
 import dev.tally.core.store.ExecutionStore;
@@ -452,6 +453,48 @@ public final class JournalExecutionStore implements ExecutionStore {
   @Override
   public int maxResultBytes() {
     return options.maxResultBytes();
+  }
+
+  /** The journal's counters, its heap and the operator's {@code outcome_unknown} gauge. */
+  @Override
+  public void metrics(Meter m) {
+    m.counter("tally.journal.fsyncs", "fsyncs of the journal", "", () -> stats().fsyncs());
+    m.counter(
+        "tally.journal.records",
+        "records written to the journal",
+        "",
+        () -> stats().recordsWritten());
+    m.counter(
+        "tally.journal.bytes", "bytes written to the journal", "", () -> stats().bytesWritten());
+    m.counter(
+        "tally.journal.rider_bytes",
+        "bytes of audit entries written into the journal's frames (included in"
+            + " tally_journal_bytes_total)",
+        "",
+        () -> stats().riderBytes());
+    m.counter("tally.journal.compactions", "journal compactions", "", () -> stats().compactions());
+    m.gauge(
+        "tally.store.executions",
+        "executions the store holds in memory (each until its retention ends and it is purged)",
+        "",
+        () -> stats().executions());
+    m.gauge(
+        "tally.outcome_unknown.current",
+        "executions in outcome_unknown now: each needs a status check or an operator",
+        "",
+        table::unknownCount);
+    if (options.maxBytes() > 0) {
+      m.gauge(
+          "tally.journal.store_bytes",
+          "estimated heap of the executions the journal store keeps until their retention ends",
+          "",
+          () -> stats().executionBytes());
+      m.gauge(
+          "tally.journal.store_max_bytes",
+          "the bound beyond which new calls are refused (journal.maxBytes)",
+          "",
+          () -> stats().maxBytes());
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.tally.sidecar.internal.call;
 
 import dev.tally.core.call.CallReply;
 import dev.tally.core.mcp.BodyScan;
+import dev.tally.core.observe.RequestSpan;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.RequestHeaders;
 import io.vertx.core.Future;
@@ -40,8 +41,9 @@ public final class CallPipeline {
       byte[] b,
       int off,
       int len,
-      boolean modern) {
-    run(ctx, scan, b, off, len, req, new ClientPort(ctx, req, body, scan.id(), modern));
+      boolean modern,
+      RequestSpan span) {
+    run(ctx, scan, b, off, len, req, new ClientPort(ctx, req, body, scan.id(), modern), span);
   }
 
   /**
@@ -57,8 +59,25 @@ public final class CallPipeline {
       int len,
       HttpServerRequest req,
       AnswerPort port) {
+    run(ctx, scan, b, off, len, req, port, RequestSpan.NONE);
+  }
+
+  /**
+   * As {@link #run(ProxyContext, BodyScan, byte[], int, int, HttpServerRequest, AnswerPort)}, on
+   * {@code span}.
+   */
+  static void run(
+      ProxyContext ctx,
+      BodyScan scan,
+      byte[] b,
+      int off,
+      int len,
+      HttpServerRequest req,
+      AnswerPort port,
+      RequestSpan span) {
     Future.fromCompletionStage(
-            ctx.intake().admit(scan, b, off, len, new RequestHeaders(req)), Vertx.currentContext())
+            ctx.intake().admit(scan, b, off, len, new RequestHeaders(req), span),
+            Vertx.currentContext())
         .onComplete(
             ar -> {
               // The stage never fails (core turns a store failure into a refusal).

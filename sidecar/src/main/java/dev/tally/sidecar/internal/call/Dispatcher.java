@@ -4,7 +4,6 @@ import dev.tally.core.call.CallReply;
 import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.sidecar.internal.context.ProxyContext;
-import dev.tally.sidecar.internal.upstream.TraceContext;
 import dev.tally.sidecar.internal.upstream.UpstreamExchange;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
@@ -14,11 +13,11 @@ import io.vertx.core.http.HttpServerRequest;
 
 /**
  * Sends one dispatched {@code tools/call} upstream, for a single call and a batch element alike:
- * the client's headers plus {@code Idempotency-Key: <execution id>} and a child {@code
- * traceparent}, the body core spliced the execution id into, and the tap's timers ({@code
- * upstream.timeout}; on a legacy-era session, the listing that lets the client's {@code
- * notifications/cancelled} reach the call). What went wrong before a response is recorded by core's
- * recorder; the port only answers its client.
+ * the client's headers plus {@code Idempotency-Key: <execution id>} and a child {@code traceparent}
+ * (the dispatch span's, from core), the body core spliced the execution id into, and the tap's
+ * timers ({@code upstream.timeout}; on a legacy-era session, the listing that lets the client's
+ * {@code notifications/cancelled} reach the call). What went wrong before a response is recorded by
+ * core's recorder; the port only answers its client.
  */
 final class Dispatcher {
   /** How the attempt went, for the port. */
@@ -52,9 +51,7 @@ final class Dispatcher {
         up ->
             up.headers()
                 .set(HeaderNames.IDEMPOTENCY_KEY, executionId)
-                .set(
-                    HeaderNames.TRACEPARENT,
-                    TraceContext.next(req.getHeader(HeaderNames.TRACEPARENT))),
+                .set(HeaderNames.TRACEPARENT, dispatch.traceparent()),
         new UpstreamExchange.Listener() {
           @Override
           public void unreachable() {

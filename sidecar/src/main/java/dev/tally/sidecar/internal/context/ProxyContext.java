@@ -7,6 +7,7 @@ import dev.tally.core.mcp.BatchSplitter;
 import dev.tally.core.mcp.BodyClassifier;
 import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.WireJson;
+import dev.tally.core.observe.Telemetry;
 import dev.tally.sidecar.ClientLimits;
 import dev.tally.sidecar.LimitHits;
 import dev.tally.sidecar.SidecarOptions;
@@ -148,6 +149,11 @@ public final class ProxyContext {
 
   public SidecarOptions options() {
     return options;
+  }
+
+  /** Where spans and metrics go (the gate's). */
+  public Telemetry telemetry() {
+    return admission.telemetry();
   }
 
   public Admission admission() {

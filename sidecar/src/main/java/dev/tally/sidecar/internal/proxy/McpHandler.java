@@ -14,6 +14,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The sidecar's request handler: endpoint, host, origin and method checks, then the flows. */
@@ -38,6 +39,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     BodyBudget.Hold hold = ctx.budget().hold();
     boolean closeAfter = Framing.closeAfter(req);
     AtomicBoolean left = new AtomicBoolean();
+    SpanSlot span = new SpanSlot();
     req.response()
         .endHandler(
             v -> {
@@ -48,6 +50,8 @@ public final class McpHandler implements Handler<HttpServerRequest> {
                 if (closeAfter && req.isEnded()) {
                   conn.close();
                 }
+                HttpServerResponse resp = req.response();
+                span.end(resp.headWritten() ? resp.getStatusCode() : 0);
               }
             });
     String framing = Framing.problem(req);
@@ -94,7 +98,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
     HttpMethod m = req.method();
     if (m == HttpMethod.POST) {
-      PostFlow.run(ctx, req, hold);
+      PostFlow.run(ctx, req, hold, span);
     } else if (m == HttpMethod.GET) {
       get(req);
     } else {

@@ -8,6 +8,8 @@ import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.McpNames.Methods;
 import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.TallyError;
+import dev.tally.core.observe.McpOperation;
+import dev.tally.core.observe.RequestSpan;
 import dev.tally.sidecar.internal.call.BatchFlow;
 import dev.tally.sidecar.internal.call.CallPipeline;
 import dev.tally.sidecar.internal.call.ClientCancellation;
@@ -37,7 +39,7 @@ import java.util.Optional;
 final class PostFlow {
   private PostFlow() {}
 
-  static void run(ProxyContext ctx, HttpServerRequest req, BodyBudget.Hold hold) {
+  static void run(ProxyContext ctx, HttpServerRequest req, BodyBudget.Hold hold, SpanSlot span) {
     if (!MediaTypes.isJson(req.getHeader(HttpHeaders.CONTENT_TYPE))) {
       Replies.refuse(
           req.response(),
@@ -58,12 +60,12 @@ final class PostFlow {
         .onComplete(
             ar -> {
               if (ar.succeeded()) {
-                route(ctx, req, ar.result());
+                route(ctx, req, ar.result(), span);
               }
             });
   }
 
-  private static void route(ProxyContext ctx, HttpServerRequest req, Buffer body) {
+  private static void route(ProxyContext ctx, HttpServerRequest req, Buffer body, SpanSlot span) {
     // Classify the received bytes in place (no copy) when the buffer is heap-backed.
     ByteBuf buf = ((BufferInternal) body).getByteBuf();
     byte[] bytes;
@@ -80,7 +82,12 @@ final class PostFlow {
     switch (scan.shape()) {
       case REFUSED -> Replies.refuse(req.response(), scan.id(), scan.problem());
       case BATCH -> BatchFlow.run(ctx, req, bytes, off, len);
-      case MESSAGE -> message(ctx, req, body, scan, bytes, off, len);
+      case MESSAGE -> {
+        RequestSpan s =
+            span.start(
+                ctx.telemetry(), McpOperation.of(scan, req.headers()::get), req.headers()::get);
+        message(ctx, req, body, scan, bytes, off, len, s);
+      }
     }
   }
 
@@ -91,14 +98,16 @@ final class PostFlow {
       BodyScan scan,
       byte[] bytes,
       int off,
-      int len) {
+      int len,
+      RequestSpan span) {
     boolean modern = Era.ofHeader(req.getHeader(HeaderNames.PROTOCOL_VERSION)) == Era.MODERN;
     if (scan.isToolsCall()) {
-      CallPipeline.single(ctx, req, body, scan, bytes, off, len, modern);
+      CallPipeline.single(ctx, req, body, scan, bytes, off, len, modern, span);
       return;
     }
     Optional<CallReply.Refusal> refused = ctx.intake().check(scan, new RequestHeaders(req));
     if (refused.isPresent()) {
+      span.error(refused.get().error().code().name());
       Replies.refuse(req.response(), refused.get());
       return;
     }

@@ -1,4 +1,4 @@
-package dev.tally.sidecar.internal.upstream;
+package dev.tally.core.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,8 +11,10 @@ class TraceContextTest {
     String out = TraceContext.next(in);
     assertThat(out).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-").endsWith("-01");
     assertThat(out).doesNotContain("00f067aa0ba902b7");
-    assertThat(TraceContext.next(null)).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
-    assertThat(TraceContext.next("garbage")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-01");
+    assertThat(TraceContext.next(in.replaceAll("-01$", "-00"))).endsWith("-00");
+    // A new trace nobody records is not sampled: no backend will ever hold its spans.
+    assertThat(TraceContext.next(null)).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
+    assertThat(TraceContext.next("garbage")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
     assertThat(TraceContext.next("00-00000000000000000000000000000000-00f067aa0ba902b7-01"))
         .doesNotContain("-00000000000000000000000000000000-");
   }

@@ -1,20 +1,22 @@
-package dev.tally.sidecar.internal.upstream;
+package dev.tally.core.observe;
 
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * W3C Trace Context ({@code traceparent}, version 00): continues the caller's trace with a new span
- * id for the upstream hop, or starts a trace when the header is absent or malformed.
+ * W3C Trace Context ({@code traceparent}, version 00) without a tracer, for {@link Telemetry#NONE}:
+ * continues the caller's trace (and its sampled flag) with a new span id for the upstream hop, or
+ * starts an unsampled trace when the header is absent or malformed: nothing is recorded, so nothing
+ * may claim to be.
  */
-public final class TraceContext {
+final class TraceContext {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   private TraceContext() {}
 
   /** The {@code traceparent} to send upstream for an incoming one (may be {@code null}). */
-  public static String next(String incoming) {
+  static String next(String incoming) {
     String traceId = null;
-    String flags = "01";
+    String flags = "00";
     if (incoming != null) {
       String[] p = incoming.trim().split("-");
       if (p.length >= 4

@@ -1,0 +1,34 @@
+package dev.tally.core.observe;
+
+import dev.tally.core.mcp.Headers;
+
+/**
+ * The one seam through which core and both adapters report what happens to MCP requests: a span per
+ * request with child spans for admit, dispatch and complete ({@link RequestSpan}), and the metrics
+ * that go with them ({@link Meter}). Core knows only this interface; the OpenTelemetry
+ * implementation lives in the {@code tally-telemetry} module, so the engine carries no tracing
+ * dependency and both adapters export the same spans and metrics. Implementations are thread-safe;
+ * every method is cheap and never throws.
+ */
+public interface Telemetry {
+  /**
+   * Records nothing and costs next to nothing; the upstream still gets a {@code traceparent} that
+   * continues the caller's trace (see {@link TraceContext}).
+   */
+  Telemetry NONE = NoTelemetry.INSTANCE;
+
+  /**
+   * Starts the span of one MCP request {@code op}, continuing the W3C trace context in {@code
+   * incoming} ({@code traceparent}, {@code tracestate}; its sampled flag decides) when it holds a
+   * valid one. End it with {@link RequestSpan#end}.
+   */
+  RequestSpan request(McpOperation op, Headers incoming);
+
+  /** The counters and histograms core and the adapters record into. */
+  Meter meter();
+
+  /** Whether spans are recorded at all (an exporter is configured). */
+  default boolean tracing() {
+    return false;
+  }
+}
