@@ -183,7 +183,10 @@ public final class Gate implements AutoCloseable {
       return this;
     }
 
-    /** How confirmations expire and link (default {@link ConfirmationConfig#DEFAULT}). */
+    /**
+     * How confirmations expire and link (default {@link
+     * dev.tally.core.config.ConfirmationConfig#DEFAULT}).
+     */
     public Builder confirmation(dev.tally.core.config.ConfirmationConfig c) {
       this.confirmation = Objects.requireNonNull(c, "confirmation");
       return this;
