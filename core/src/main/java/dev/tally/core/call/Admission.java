@@ -58,6 +58,14 @@ public interface Admission {
   }
 
   /**
+   * Whether the caller with {@code headers} sees every tool ({@link Gate#listsEverything}): its
+   * listing then passes without being parsed.
+   */
+  default boolean listsEverything(Headers headers) {
+    return true;
+  }
+
+  /**
    * Runs {@code r} whenever which tools callers may see changed (the write switch, issue 18), so an
    * adapter can send {@code notifications/tools/list_changed}; by default never.
    */
@@ -114,6 +122,11 @@ public interface Admission {
       @Override
       public boolean lists(String tool, Headers headers) {
         return gate.lists(tool, headers);
+      }
+
+      @Override
+      public boolean listsEverything(Headers headers) {
+        return gate.listsEverything(headers);
       }
 
       @Override

@@ -300,8 +300,16 @@ public final class Gate implements AutoCloseable {
   }
 
   /**
-   * Whether {@code tool} is listed to the caller with {@code headers} in {@code tools/list} (write
-   * control; see {@link WriteControl}).
+   * Whether the caller with {@code headers} sees every tool in {@code tools/list}: nothing is never
+   * exposed, it may write and its switch is on ({@link WriteControl#hidesNothing}).
+   */
+  public boolean listsEverything(Headers headers) {
+    return writes.hidesNothing(actors.resolve(headers), headers);
+  }
+
+  /**
+   * Whether {@code tool} is listed in {@code tools/list} to the caller with {@code headers}: a
+   * read-only tool unless never exposed, a write only while the caller may write (write control).
    */
   public boolean lists(String tool, Headers headers) {
     ToolContract c = contracts.resolve(tool);

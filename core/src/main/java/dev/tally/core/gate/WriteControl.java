@@ -74,6 +74,14 @@ public final class WriteControl {
     return writeSwitch.on(actor) ? Verdict.ALLOWED : Verdict.SWITCHED_OFF;
   }
 
+  /**
+   * Whether nothing is hidden from {@code actor} (calling with {@code headers}): no tool is never
+   * exposed, it may write and its switch is on. Then a listing needs no filtering at all.
+   */
+  public boolean hidesNothing(String actor, Headers headers) {
+    return neverExposed.isEmpty() && permission.mayWrite(actor, headers) && writeSwitch.on(actor);
+  }
+
   /** Whether {@code tool} is never exposed, whoever asks. */
   public boolean neverExposed(String tool) {
     return neverExposed.contains(tool);

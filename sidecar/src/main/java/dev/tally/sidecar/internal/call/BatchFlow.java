@@ -85,7 +85,9 @@ public final class BatchFlow {
                 ? new LearnTap(
                     ctx.intake().listings(),
                     e.id(),
-                    tool -> ctx.admission().lists(tool, req.headers()::get))
+                    ctx.admission().listsEverything(req.headers()::get)
+                        ? null
+                        : tool -> ctx.admission().lists(tool, req.headers()::get))
                 : null);
     if (e.kind() == BatchElement.Kind.TOOLS_CALL) {
       CallPipeline.run(ctx, e.scan(), bytes, e.offset(), e.length(), req, port);

@@ -21,7 +21,10 @@ public final class LearnTap implements MessageTap {
     this(learner, requestId, tool -> true);
   }
 
-  /** Also hides from the answer the tools {@code shown} refuses (write control, issue 18). */
+  /**
+   * Also hides from the answer the tools {@code shown} refuses (write control, issue 18); {@code
+   * shown} null: nothing is hidden.
+   */
   public LearnTap(
       ListingLearner learner, JsonNode requestId, java.util.function.Predicate<String> shown) {
     this.learner = learner;
@@ -31,6 +34,9 @@ public final class LearnTap implements MessageTap {
 
   @Override
   public byte[] rewrite(byte[] message) {
+    if (shown == null) {
+      return message; // nothing is hidden from this caller: no parse
+    }
     return dev.tally.core.call.ListingFilter.filter(message, requestId, shown);
   }
 

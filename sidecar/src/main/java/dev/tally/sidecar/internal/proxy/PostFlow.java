@@ -119,7 +119,9 @@ final class PostFlow {
           new LearnTap(
               ctx.intake().listings(),
               scan.id(),
-              tool -> ctx.admission().lists(tool, req.headers()::get));
+              ctx.admission().listsEverything(req.headers()::get)
+                  ? null
+                  : tool -> ctx.admission().lists(tool, req.headers()::get));
     } else if (scan.isRequestFor(Methods.INITIALIZE) && !modern) {
       tap =
           new SessionTap(
