@@ -238,7 +238,12 @@ public final class Gate implements AutoCloseable {
    */
   public CompletionStage<Decision> admit(ToolCall call) {
     ToolContract contract = contracts.resolve(call.tool());
-    java.util.Optional<TallyError> hidden = hiddenFrom(call, contract);
+    java.util.Optional<TallyError> hidden;
+    try {
+      hidden = hiddenFrom(call, contract);
+    } catch (IdentityRefused e) {
+      return CompletableFuture.completedFuture(new Decision.Refuse(e.error()));
+    }
     if (hidden.isPresent()) {
       return CompletableFuture.completedFuture(new Decision.Refuse(hidden.get()));
     }
@@ -304,7 +309,11 @@ public final class Gate implements AutoCloseable {
    * exposed, it may write and its switch is on ({@link WriteControl#hidesNothing}).
    */
   public boolean listsEverything(Headers headers) {
-    return writes.hidesNothing(actors.resolve(headers), headers);
+    try {
+      return writes.hidesNothing(actors.resolve(headers), headers);
+    } catch (IdentityRefused e) {
+      return false; // its calls are refused; its listing shows what anyone may see
+    }
   }
 
   /**
@@ -316,7 +325,11 @@ public final class Gate implements AutoCloseable {
     if (c.isReadOnly() && !writes.neverExposed(tool)) {
       return true;
     }
-    return writes.verdict(c, actors.resolve(headers), headers) == WriteControl.Verdict.ALLOWED;
+    try {
+      return writes.verdict(c, actors.resolve(headers), headers) == WriteControl.Verdict.ALLOWED;
+    } catch (IdentityRefused e) {
+      return false; // a credential that proves nothing may not write
+    }
   }
 
   /**

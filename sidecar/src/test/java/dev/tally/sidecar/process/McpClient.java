@@ -46,12 +46,15 @@ final class McpClient implements AutoCloseable {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
   private final String authorization;
 
-  /** A client that sends no credential (its actor is {@code anonymous}). */
+  /**
+   * The credentialed agent: its calls carry {@link #TOKEN} (an anonymous retry is never shown the
+   * stored result).
+   */
   McpClient() {
-    this(null);
+    this("Bearer " + TOKEN);
   }
 
-  /** A client whose calls carry {@code Authorization: <authorization>} (may be null). */
+  /** A client whose calls carry {@code Authorization: <authorization>} (null: no credential). */
   McpClient(String authorization) {
     this.authorization = authorization;
   }
@@ -138,8 +141,6 @@ final class McpClient implements AutoCloseable {
     h.append("Accept: application/json, text/event-stream\r\n");
     h.append("MCP-Protocol-Version: 2025-11-25\r\n");
     h.append("Connection: close\r\n");
-    // A credentialed agent: an anonymous retry is never shown the stored result.
-    h.append("Authorization: Bearer ").append(TOKEN).append("\r\n");
     if (idempotencyKey != null) {
       h.append("Idempotency-Key: ").append(idempotencyKey).append("\r\n");
     }

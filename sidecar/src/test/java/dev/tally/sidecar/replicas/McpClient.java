@@ -34,9 +34,12 @@ final class McpClient {
     this.authorization = authorization;
   }
 
-  /** A client with an initialized session that has listed the tools. */
+  /**
+   * A client with an initialized session that has listed the tools, whose requests carry the
+   * agent's bearer token (an anonymous retry is never shown the stored result).
+   */
   static McpClient open(String url) throws Exception {
-    return open(url, null);
+    return open(url, "Bearer replica-test-agent-token");
   }
 
   /**
@@ -82,7 +85,6 @@ final class McpClient {
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
-            .header("Authorization", "Bearer replica-test-agent-token")
             .header("MCP-Protocol-Version", VERSION)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
