@@ -19,15 +19,9 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 import java.io.IOException;
-import java.net.URI;
-import java.time.Duration;
-import java.util.Map;
 
 /**
  * Runs a call its person confirmed (issue 18): the sidecar itself sends the stored {@code
@@ -47,33 +41,12 @@ public final class ConfirmedCalls implements AutoCloseable {
   static final String LEGACY_VERSION = "2025-11-25";
   private static final String CLIENT_NAME = "tally-sidecar-confirm";
 
-  private final HttpClient client;
-  private final URI upstream;
-  private final String requestUri;
-  private final Map<String, String> headers;
-  private final long timeoutMs;
-  private final int maxBytes;
-  private final WireJson json = WireJson.defaults();
+  private final OwnClient own;
+  private final WireJson json;
 
   private ConfirmedCalls(Vertx vertx, SidecarOptions options) {
-    this.upstream = options.upstream();
-    this.client =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setSsl("https".equalsIgnoreCase(upstream.getScheme()))
-                .setKeepAlive(true)
-                .setDecompressionSupported(false)
-                .setConnectTimeout(
-                    (int)
-                        Math.min(Integer.MAX_VALUE, options.upstreamConnectTimeout().toMillis())));
-    String path =
-        upstream.getRawPath() == null || upstream.getRawPath().isEmpty()
-            ? "/"
-            : upstream.getRawPath();
-    this.requestUri = upstream.getRawQuery() == null ? path : path + "?" + upstream.getRawQuery();
-    this.headers = options.listToolsHeaders();
-    this.timeoutMs = options.upstreamTimeout().toMillis();
-    this.maxBytes = options.maxResponseBytes();
+    this.own = OwnClient.create(vertx, options);
+    this.json = own.json();
   }
 
   public static ConfirmedCalls create(Vertx vertx, SidecarOptions options) {
@@ -165,26 +138,16 @@ public final class ConfirmedCalls implements AutoCloseable {
 
   @Override
   public void close() {
-    client.close();
+    own.close();
   }
 
   private void call(
       Confirmations.Execute run, DispatchRecorder recorder, MultiMap h, Promise<Execution> done) {
-    RequestOptions ro =
-        new RequestOptions()
-            .setMethod(HttpMethod.POST)
-            .setAbsoluteURI(upstream.resolve(requestUri).toString())
-            .setIdleTimeout(timeoutMs);
     boolean[] sent = new boolean[1];
-    client
-        .request(ro)
+    own.open(HttpMethod.POST)
         .compose(
             req -> {
-              req.headers()
-                  .set(HttpHeaders.CONTENT_TYPE, MediaTypes.JSON)
-                  .set(HttpHeaders.ACCEPT, MediaTypes.JSON + ", " + MediaTypes.SSE);
-              headers.forEach(req.headers()::set);
-              h.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
+              own.headers(req, h, true);
               sent[0] = true;
               return req.send(Buffer.buffer(run.body()));
             })
@@ -200,12 +163,12 @@ public final class ConfirmedCalls implements AutoCloseable {
         .onSuccess(
             resp -> {
               recorder.head(resp.statusCode());
-              BrokenAnswer silence = BrokenAnswer.watch(resp, Duration.ofMillis(timeoutMs));
+              BrokenAnswer silence = BrokenAnswer.watch(resp, own.timeout());
               RpcResponseWatcher watcher =
                   RpcResponseWatcher.forContentType(
                       resp.getHeader(HttpHeaders.CONTENT_TYPE),
                       run.call().id(),
-                      maxBytes,
+                      own.maxBytes(),
                       o -> {
                         var settled = recorder.answer(o);
                         if (settled == null) {
@@ -282,103 +245,15 @@ public final class ConfirmedCalls implements AutoCloseable {
             });
   }
 
-  private record Answer(int status, String session, RpcOutcome outcome) {}
-
-  private Future<Answer> post(ObjectNode msg, MultiMap extra, JsonNode id) {
-    byte[] body;
-    try {
-      body = json.strict().writeValueAsBytes(msg);
-    } catch (IOException e) {
-      return Future.failedFuture(e);
-    }
-    RequestOptions ro =
-        new RequestOptions()
-            .setMethod(HttpMethod.POST)
-            .setAbsoluteURI(upstream.resolve(requestUri).toString())
-            .setIdleTimeout(timeoutMs);
-    return client
-        .request(ro)
-        .compose(
-            req -> {
-              req.headers()
-                  .set(HttpHeaders.CONTENT_TYPE, MediaTypes.JSON)
-                  .set(HttpHeaders.ACCEPT, MediaTypes.JSON + ", " + MediaTypes.SSE);
-              headers.forEach(req.headers()::set);
-              extra.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
-              return req.send(Buffer.buffer(body));
-            })
-        .compose(
-            resp -> {
-              Promise<Answer> answer = Promise.promise();
-              String session = resp.getHeader(HeaderNames.SESSION_ID);
-              RpcResponseWatcher watcher =
-                  id == null
-                      ? null
-                      : RpcResponseWatcher.forContentType(
-                          resp.getHeader(HttpHeaders.CONTENT_TYPE),
-                          id,
-                          maxBytes,
-                          o -> {
-                            if (answer.tryComplete(new Answer(resp.statusCode(), session, o))
-                                && MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE))) {
-                              resp.request().reset();
-                            }
-                          });
-              BrokenAnswer silence = BrokenAnswer.watch(resp, Duration.ofMillis(timeoutMs));
-              resp.handler(
-                  chunk -> {
-                    silence.heard();
-                    if (watcher != null) {
-                      byte[] b = chunk.getBytes();
-                      watcher.feed(b, 0, b.length);
-                    }
-                  });
-              resp.exceptionHandler(
-                  t -> {
-                    silence.done();
-                    answer.tryFail(t);
-                  });
-              resp.endHandler(
-                  v -> {
-                    silence.done();
-                    if (watcher != null) {
-                      watcher.end();
-                    }
-                    answer.tryComplete(new Answer(resp.statusCode(), session, null));
-                  });
-              return answer.future();
-            });
+  private Future<OwnClient.Answer> post(ObjectNode msg, MultiMap extra, JsonNode id) {
+    return own.post(msg, extra, id);
   }
 
   private String negotiated(RpcOutcome o) {
-    if (!(o instanceof RpcOutcome.Result r)) {
-      return null;
-    }
-    try {
-      JsonNode v = json.strict().readTree(r.result()).get("protocolVersion");
-      return v != null && v.isTextual() ? v.textValue() : null;
-    } catch (IOException e) {
-      return null;
-    }
+    return own.negotiated(o);
   }
 
   private void endSession(MultiMap h) {
-    String session = h.get(HeaderNames.SESSION_ID);
-    if (session == null) {
-      return;
-    }
-    client
-        .request(
-            new RequestOptions()
-                .setMethod(HttpMethod.DELETE)
-                .setAbsoluteURI(upstream.resolve(requestUri).toString())
-                .setIdleTimeout(timeoutMs))
-        .compose(
-            req -> {
-              headers.forEach(req.headers()::set);
-              h.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
-              return req.send();
-            })
-        .onSuccess(resp -> resp.handler(b -> {}).exceptionHandler(t -> {}));
+    own.endSession(h);
   }
 }

@@ -7,27 +7,17 @@ import dev.tally.core.call.ToolCatalogue.ListingFailed;
 import dev.tally.core.mcp.McpNames;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.McpNames.Methods;
-import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.RpcOutcome;
-import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.core.mcp.WireJson;
 import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -52,34 +42,12 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
   static final int MAX_PAGES = 100;
   private static final String CLIENT_NAME = "tally-sidecar";
 
-  private final HttpClient client;
-  private final URI upstream;
-  private final String requestUri;
-  private final Map<String, String> headers;
-  private final long timeoutMs;
-  private final int maxBytes;
-  private final WireJson json = WireJson.defaults();
+  private final OwnClient own;
+  private final WireJson json;
 
   private ToolLister(Vertx vertx, SidecarOptions options) {
-    this.upstream = options.upstream();
-    boolean ssl = "https".equalsIgnoreCase(upstream.getScheme());
-    this.client =
-        vertx.createHttpClient(
-            new HttpClientOptions()
-                .setSsl(ssl)
-                .setKeepAlive(true)
-                .setDecompressionSupported(false)
-                .setConnectTimeout(
-                    (int)
-                        Math.min(Integer.MAX_VALUE, options.upstreamConnectTimeout().toMillis())));
-    String path =
-        upstream.getRawPath() == null || upstream.getRawPath().isEmpty()
-            ? "/"
-            : upstream.getRawPath();
-    this.requestUri = upstream.getRawQuery() == null ? path : path + "?" + upstream.getRawQuery();
-    this.headers = options.listToolsHeaders();
-    this.timeoutMs = options.upstreamTimeout().toMillis();
-    this.maxBytes = options.maxResponseBytes();
+    this.own = OwnClient.create(vertx, options);
+    this.json = own.json();
   }
 
   public static ToolLister create(Vertx vertx, SidecarOptions options) {
@@ -95,7 +63,7 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
 
   @Override
   public void close() {
-    client.close();
+    own.close();
   }
 
   /** The server did not take the legacy handshake: worth asking in the 2026-07-28 way. */
@@ -106,9 +74,6 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
       super(message, null, false, false);
     }
   }
-
-  /** One answer: status, the session it assigned, the JSON-RPC outcome for the request's id. */
-  private record Answer(int status, String session, RpcOutcome outcome) {}
 
   private Future<List<byte[]>> legacy() {
     ObjectNode init = request(1, Methods.INITIALIZE);
@@ -194,110 +159,20 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
   }
 
   /** POSTs {@code msg}; the answer's outcome for {@code id} ({@code null}: none awaited). */
-  private Future<Answer> post(ObjectNode msg, MultiMap extra, JsonNode id) {
-    byte[] body;
-    try {
-      body = json.strict().writeValueAsBytes(msg);
-    } catch (IOException e) {
-      return Future.failedFuture(e);
-    }
-    RequestOptions ro =
-        new RequestOptions()
-            .setMethod(HttpMethod.POST)
-            .setAbsoluteURI(upstream.resolve(requestUri).toString())
-            .setIdleTimeout(timeoutMs);
-    return client
-        .request(ro)
-        .compose(
-            req -> {
-              req.headers()
-                  .set(HttpHeaders.CONTENT_TYPE, MediaTypes.JSON)
-                  .set(HttpHeaders.ACCEPT, MediaTypes.JSON + ", " + MediaTypes.SSE);
-              headers.forEach(req.headers()::set);
-              extra.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
-              return req.send(Buffer.buffer(body));
-            })
-        .compose(
-            resp -> {
-              Promise<Answer> answer = Promise.promise();
-              String session = resp.getHeader(HeaderNames.SESSION_ID);
-              RpcResponseWatcher watcher =
-                  id == null
-                      ? null
-                      : RpcResponseWatcher.forContentType(
-                          resp.getHeader(HttpHeaders.CONTENT_TYPE),
-                          id,
-                          maxBytes,
-                          o -> {
-                            if (answer.tryComplete(new Answer(resp.statusCode(), session, o))
-                                && MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE))) {
-                              // An SSE answer's stream may stay open: it has given what was asked.
-                              resp.request().reset();
-                            }
-                          });
-              BrokenAnswer silence =
-                  BrokenAnswer.watch(resp, java.time.Duration.ofMillis(timeoutMs));
-              resp.handler(
-                  chunk -> {
-                    silence.heard();
-                    if (watcher != null) {
-                      byte[] b = chunk.getBytes();
-                      watcher.feed(b, 0, b.length);
-                    }
-                  });
-              resp.exceptionHandler(
-                  t -> {
-                    silence.done();
-                    answer.tryFail(
-                        new ListingFailed(
-                            silence.cut()
-                                ? "no answer within upstream.timeout"
-                                : "connection broke (" + t.getClass().getSimpleName() + ")"));
-                  });
-              resp.endHandler(
-                  v -> {
-                    silence.done();
-                    if (watcher != null) {
-                      watcher.end();
-                    }
-                    answer.tryComplete(new Answer(resp.statusCode(), session, null));
-                  });
-              return answer.future();
-            })
-        .recover(
-            e ->
-                Future.failedFuture(
-                    e instanceof ListingFailed
-                        ? e
-                        : new ListingFailed(
-                            "upstream not reached (" + e.getClass().getSimpleName() + ")")));
+  private Future<OwnClient.Answer> post(ObjectNode msg, MultiMap extra, JsonNode id) {
+    return own.post(msg, extra, id)
+        .recover(e -> Future.failedFuture(new ListingFailed(e.getMessage())));
   }
 
   private void endSession(MultiMap h) {
-    String session = h.get(HeaderNames.SESSION_ID);
-    if (session == null) {
-      return;
-    }
-    client
-        .request(
-            new RequestOptions()
-                .setMethod(HttpMethod.DELETE)
-                .setAbsoluteURI(upstream.resolve(requestUri).toString())
-                .setIdleTimeout(timeoutMs))
-        .compose(
-            req -> {
-              headers.forEach(req.headers()::set);
-              h.forEach(e -> req.headers().set(e.getKey(), e.getValue()));
-              return req.send();
-            })
-        .onSuccess(resp -> resp.handler(b -> {}).exceptionHandler(t -> {}));
+    own.endSession(h);
   }
 
   private static boolean isAuth(ListingFailed f) {
     return f.getMessage().startsWith("HTTP 401") || f.getMessage().startsWith("HTTP 403");
   }
 
-  private static void refuseAuth(String step, Answer a) {
+  private static void refuseAuth(String step, OwnClient.Answer a) {
     if (a.status() == 401 || a.status() == 403) {
       throw new ListingFailed(
           "HTTP "
@@ -309,16 +184,8 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
     }
   }
 
-  private String negotiated(Answer a) {
-    if (a.status() != 200 || !(a.outcome() instanceof RpcOutcome.Result r)) {
-      return null;
-    }
-    try {
-      JsonNode v = json.strict().readTree(r.result()).get("protocolVersion");
-      return v != null && v.isTextual() ? v.textValue() : null;
-    } catch (IOException e) {
-      return null;
-    }
+  private String negotiated(OwnClient.Answer a) {
+    return a.status() == 200 ? own.negotiated(a.outcome()) : null;
   }
 
   private String nextCursor(byte[] result) {
@@ -330,7 +197,7 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
     }
   }
 
-  private static String describe(Answer a) {
+  private static String describe(OwnClient.Answer a) {
     if (a.outcome() instanceof RpcOutcome.Error e) {
       return "HTTP " + a.status() + ", JSON-RPC error " + e.error().code();
     }
