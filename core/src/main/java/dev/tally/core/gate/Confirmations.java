@@ -202,7 +202,17 @@ public final class Confirmations {
     return decide(id, headers, false);
   }
 
-  private CompletionStage<Outcome> decide(ExecutionId id, Headers headers, boolean runHere) {
+  /** What is done with a call still pending for its own actor, at {@code now}. */
+  @FunctionalInterface
+  private interface PendingStep {
+    CompletionStage<Outcome> apply(Execution e, String actor, Instant now);
+  }
+
+  /**
+   * Hands {@code step} the execution {@code id} when it is pending and the caller with {@code
+   * headers} made it; otherwise the neutral {@link NotPending}.
+   */
+  private CompletionStage<Outcome> whenPending(ExecutionId id, Headers headers, PendingStep step) {
     String actor = actors.resolve(headers);
     return own(id, actor)
         .thenCompose(
@@ -214,69 +224,66 @@ public final class Confirmations {
               if (e.state() != ExecutionState.PENDING_CONFIRMATION) {
                 return done(new NotPending(found));
               }
-              Instant now = clock.instant();
-              if (expired(e, now)) {
-                return leave(e, ExecutionState.EXPIRED, now)
-                    .thenApply(x -> (Outcome) new NotPending(Optional.of(x)));
-              }
-              ToolContract contract = contracts.resolve(e.tool());
-              WriteControl.Verdict v = writes.verdict(contract, actor, headers);
-              if (v == WriteControl.Verdict.SWITCHED_OFF) {
-                return done(
-                    new Refused(
-                        TallyError.of(
-                            TallyError.Code.MCP_WRITE_DISABLED,
-                            "writes are switched off for you now; the action stays pending until"
-                                + " it expires"),
-                        e));
-              }
-              if (v == WriteControl.Verdict.HIDDEN || contract.isReadOnly()) {
-                return reject(e, now, "you may no longer use this tool; the action was rejected");
-              }
-              return store
-                  .result(e.id())
-                  .thenCompose(
-                      bytes -> {
-                        Optional<ToolCallEnvelope> call = bytes.flatMap(this::envelope);
-                        if (call.isEmpty()) {
-                          return reject(
-                              e, now, "the call was not stored and cannot be run; it was rejected");
-                        }
-                        if (!runHere) {
-                          return store
-                              .transition(
-                                  Transition.to(e, ExecutionState.AUTHORIZED, now)
-                                      .withResult(WIPED, false))
-                              .thenApply(x -> (Outcome) new Authorized(x));
-                        }
-                        return run(e, contract, call.get(), now);
-                      });
+              return step.apply(e, actor, clock.instant());
             });
+  }
+
+  private CompletionStage<Outcome> decide(ExecutionId id, Headers headers, boolean runHere) {
+    return whenPending(
+        id,
+        headers,
+        (e, actor, now) -> {
+          if (expired(e, now)) {
+            return leave(e, ExecutionState.EXPIRED, now)
+                .thenApply(x -> (Outcome) new NotPending(Optional.of(x)));
+          }
+          ToolContract contract = contracts.resolve(e.tool());
+          WriteControl.Verdict v = writes.verdict(contract, actor, headers);
+          if (v == WriteControl.Verdict.SWITCHED_OFF) {
+            return done(
+                new Refused(
+                    TallyError.of(
+                        TallyError.Code.MCP_WRITE_DISABLED,
+                        "writes are switched off for you now; the action stays pending until"
+                            + " it expires"),
+                    e));
+          }
+          if (v == WriteControl.Verdict.HIDDEN || contract.isReadOnly()) {
+            return reject(e, now, "you may no longer use this tool; the action was rejected");
+          }
+          return store
+              .result(e.id())
+              .thenCompose(
+                  bytes -> {
+                    Optional<ToolCallEnvelope> call = bytes.flatMap(this::envelope);
+                    if (call.isEmpty()) {
+                      return reject(
+                          e, now, "the call was not stored and cannot be run; it was rejected");
+                    }
+                    if (!runHere) {
+                      return store
+                          .transition(
+                              Transition.to(e, ExecutionState.AUTHORIZED, now)
+                                  .withResult(WIPED, false))
+                          .thenApply(x -> (Outcome) new Authorized(x));
+                    }
+                    return run(e, contract, call.get(), now);
+                  });
+        });
   }
 
   /** Cancels {@code id} for the caller with {@code headers}. */
   public CompletionStage<Outcome> cancel(ExecutionId id, Headers headers) {
-    String actor = actors.resolve(headers);
-    return own(id, actor)
-        .thenCompose(
-            found -> {
-              if (found.isEmpty()) {
-                return done(new NotPending(Optional.empty()));
-              }
-              Execution e = found.get();
-              if (e.state() != ExecutionState.PENDING_CONFIRMATION) {
-                return done(new NotPending(found));
-              }
-              Instant now = clock.instant();
-              ExecutionState to =
-                  expired(e, now) ? ExecutionState.EXPIRED : ExecutionState.CANCELLED;
-              return leave(e, to, now)
-                  .thenApply(
-                      x ->
-                          x.state() == ExecutionState.CANCELLED
-                              ? (Outcome) new Cancelled(x)
-                              : new NotPending(Optional.of(x)));
-            });
+    return whenPending(
+        id,
+        headers,
+        (e, actor, now) ->
+            leave(e, expired(e, now) ? ExecutionState.EXPIRED : ExecutionState.CANCELLED, now)
+                .thenApply(
+                    x ->
+                        x.state() == ExecutionState.CANCELLED
+                            ? (Outcome) new Cancelled(x)
+                            : new NotPending(Optional.of(x))));
   }
 
   /**
