@@ -105,6 +105,8 @@ class TicketsApplicationRetryIT {
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
+            // The agent proves who it is: a stored result is replayed only to the same caller.
+            .header("Authorization", "Bearer example-agent-token")
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
       b.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25");
