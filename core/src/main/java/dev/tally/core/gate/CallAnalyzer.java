@@ -64,7 +64,11 @@ final class CallAnalyzer {
   record Refused(TallyError error) implements Result {}
 
   Result analyze(ToolCall call, ToolContract contract) {
-    String actor = actors.resolve(call.headers());
+    return analyze(call, contract, actors.resolve(call.headers()));
+  }
+
+  /** {@link #analyze(ToolCall, ToolContract)} for a caller whose actor is already resolved. */
+  Result analyze(ToolCall call, ToolContract contract, String actor) {
     String key;
     String scope;
     try {

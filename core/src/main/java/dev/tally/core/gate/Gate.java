@@ -238,21 +238,23 @@ public final class Gate implements AutoCloseable {
    */
   public CompletionStage<Decision> admit(ToolCall call) {
     ToolContract contract = contracts.resolve(call.tool());
-    java.util.Optional<TallyError> hidden;
+    if (contract.isReadOnly() && !writes.neverExposed(contract.tool())) {
+      return CompletableFuture.completedFuture(new Decision.PassThrough(contract));
+    }
+    // The actor once per call: write control and the analysis both need it (a keyed hash).
+    String actor;
     try {
-      hidden = hiddenFrom(call, contract);
+      actor = actors.resolve(call.headers());
     } catch (IdentityRefused e) {
       return CompletableFuture.completedFuture(new Decision.Refuse(e.error()));
     }
+    java.util.Optional<TallyError> hidden = writes.refusal(contract, actor, call.headers());
     if (hidden.isPresent()) {
       return CompletableFuture.completedFuture(new Decision.Refuse(hidden.get()));
     }
-    if (contract.isReadOnly()) {
-      return CompletableFuture.completedFuture(new Decision.PassThrough(contract));
-    }
     CallAnalyzer.Result analysis;
     try {
-      analysis = analyzer.analyze(call, contract);
+      analysis = analyzer.analyze(call, contract, actor);
     } catch (IdentityRefused e) {
       return CompletableFuture.completedFuture(new Decision.Refuse(e.error()));
     } catch (RuntimeException e) {
@@ -280,14 +282,6 @@ public final class Gate implements AutoCloseable {
         .decide(call, id, null)
         .thenApply(d -> reportRetry(d, session))
         .exceptionally(Gate::storeFailure);
-  }
-
-  /** Write control's refusal of {@code call}, answered as an unknown tool; empty when allowed. */
-  private java.util.Optional<TallyError> hiddenFrom(ToolCall call, ToolContract contract) {
-    if (contract.isReadOnly() && !writes.neverExposed(contract.tool())) {
-      return java.util.Optional.empty();
-    }
-    return writes.refusal(contract, actors.resolve(call.headers()), call.headers());
   }
 
   /** Who sees and may call write tools; its switch is live. */
