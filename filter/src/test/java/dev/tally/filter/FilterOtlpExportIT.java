@@ -2,8 +2,11 @@ package dev.tally.filter;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static dev.tally.core.testing.OtlpExports.attr;
+import static dev.tally.core.testing.OtlpExports.hex;
+import static dev.tally.core.testing.OtlpExports.id;
+import static dev.tally.core.testing.OtlpExports.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -11,9 +14,8 @@ import com.github.tomakehurst.wiremock.client.WireMock;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.tally.core.store.MemoryExecutionStore;
+import dev.tally.core.testing.OtlpExports;
 import dev.tally.telemetry.OtelTelemetry;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,15 +23,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -184,44 +181,6 @@ class FilterOtlpExportIT {
   }
 
   private List<Span> spans() {
-    List<Span> out = new ArrayList<>();
-    for (LoggedRequest r : collector.findAll(postRequestedFor(urlPathEqualTo("/v1/traces")))) {
-      try {
-        ExportTraceServiceRequest.parseFrom(r.getBody())
-            .getResourceSpansList()
-            .forEach(rs -> rs.getScopeSpansList().forEach(ss -> out.addAll(ss.getSpansList())));
-      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-        throw new AssertionError("not an OTLP trace export", e);
-      }
-    }
-    return out;
-  }
-
-  private static Span only(List<Span> spans, Predicate<Span> which) {
-    List<Span> found = spans.stream().filter(which).toList();
-    assertThat(found)
-        .as("matching spans among " + spans.stream().map(Span::getName).toList())
-        .hasSize(1);
-    return found.get(0);
-  }
-
-  private static Optional<String> attr(Span s, String key) {
-    for (KeyValue kv : s.getAttributesList()) {
-      if (kv.getKey().equals(key)) {
-        return Optional.of(kv.getValue().getStringValue());
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static String id(com.google.protobuf.ByteString b) {
-    return HexFormat.of().formatHex(b.toByteArray());
-  }
-
-  private static String hex(int bytes) {
-    byte[] b = new byte[bytes];
-    ThreadLocalRandom.current().nextBytes(b);
-    b[0] |= 1;
-    return HexFormat.of().formatHex(b);
+    return OtlpExports.spans(collector, resource -> {});
   }
 }

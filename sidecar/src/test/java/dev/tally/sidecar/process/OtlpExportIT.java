@@ -2,18 +2,20 @@ package dev.tally.sidecar.process;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static dev.tally.core.testing.OtlpExports.attr;
+import static dev.tally.core.testing.OtlpExports.hex;
+import static dev.tally.core.testing.OtlpExports.id;
+import static dev.tally.core.testing.OtlpExports.names;
+import static dev.tally.core.testing.OtlpExports.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.tally.core.fingerprint.KeyFiles;
+import dev.tally.core.testing.OtlpExports;
 import dev.tally.sidecar.it.SdkUpstream;
-import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,13 +27,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -313,73 +312,19 @@ class OtlpExportIT {
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /** Every span the collector received so far. */
+  /** Every span the collector received so far, each from this process's service. */
   private List<Span> spans() {
-    List<Span> out = new ArrayList<>();
-    for (LoggedRequest r : collector.findAll(postRequestedFor(urlPathEqualTo("/v1/traces")))) {
-      try {
-        ExportTraceServiceRequest req = ExportTraceServiceRequest.parseFrom(r.getBody());
-        req.getResourceSpansList()
-            .forEach(
-                rs -> {
-                  assertThat(rs.getResource().getAttributesList())
-                      .anyMatch(
-                          kv ->
-                              kv.getKey().equals("service.name")
-                                  && kv.getValue().getStringValue().equals("tally-otlp-it"));
-                  rs.getScopeSpansList().forEach(ss -> out.addAll(ss.getSpansList()));
-                });
-      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-        throw new AssertionError("not an OTLP trace export: " + r.getUrl(), e);
-      }
-    }
-    return out;
+    return OtlpExports.spans(
+        collector,
+        resource ->
+            assertThat(resource.getAttributesList())
+                .anyMatch(
+                    kv ->
+                        kv.getKey().equals("service.name")
+                            && kv.getValue().getStringValue().equals("tally-otlp-it")));
   }
 
   private List<String> metricNames() {
-    List<String> out = new ArrayList<>();
-    for (LoggedRequest r : collector.findAll(postRequestedFor(urlPathEqualTo("/v1/metrics")))) {
-      try {
-        ExportMetricsServiceRequest.parseFrom(r.getBody())
-            .getResourceMetricsList()
-            .forEach(
-                rm ->
-                    rm.getScopeMetricsList()
-                        .forEach(sm -> sm.getMetricsList().forEach(m -> out.add(m.getName()))));
-      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-        throw new AssertionError("not an OTLP metrics export: " + r.getUrl(), e);
-      }
-    }
-    return out;
-  }
-
-  private static Span only(List<Span> spans, java.util.function.Predicate<Span> which) {
-    List<Span> found = spans.stream().filter(which).toList();
-    assertThat(found).as("matching spans among " + names(spans)).hasSize(1);
-    return found.get(0);
-  }
-
-  private static Optional<String> attr(Span s, String key) {
-    for (KeyValue kv : s.getAttributesList()) {
-      if (kv.getKey().equals(key)) {
-        return Optional.of(kv.getValue().getStringValue());
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static List<String> names(List<Span> spans) {
-    return spans.stream().map(Span::getName).toList();
-  }
-
-  private static String id(com.google.protobuf.ByteString b) {
-    return HexFormat.of().formatHex(b.toByteArray());
-  }
-
-  private static String hex(int bytes) {
-    byte[] b = new byte[bytes];
-    ThreadLocalRandom.current().nextBytes(b);
-    b[0] |= 1; // never all zero
-    return HexFormat.of().formatHex(b);
+    return OtlpExports.metricNames(collector);
   }
 }
