@@ -72,36 +72,6 @@ public record ToolContract(
     }
   }
 
-  /** A contract whose failed first attempts release their key (the default). */
-  public ToolContract(
-      String tool,
-      ToolClass toolClass,
-      Source source,
-      FingerprintRules fingerprint,
-      Duration attachWindow,
-      Duration attachWait,
-      Duration resultRetention,
-      UnknownOutcomePolicy unknownOutcome,
-      String statusTool,
-      boolean confirmationRequired,
-      DisconnectBehaviour onDisconnect,
-      Duration replayWindow) {
-    this(
-        tool,
-        toolClass,
-        source,
-        fingerprint,
-        attachWindow,
-        attachWait,
-        resultRetention,
-        unknownOutcome,
-        statusTool,
-        confirmationRequired,
-        onDisconnect,
-        replayWindow,
-        true);
-  }
-
   /** A contract with the default {@link #DEFAULT_REPLAY_WINDOW replay window}. */
   public ToolContract(
       String tool,
@@ -127,7 +97,8 @@ public record ToolContract(
         statusTool,
         confirmationRequired,
         onDisconnect,
-        DEFAULT_REPLAY_WINDOW);
+        DEFAULT_REPLAY_WINDOW,
+        true);
   }
 
   /** The safe default: irreversible, reported after an unknown outcome, finished on disconnect. */

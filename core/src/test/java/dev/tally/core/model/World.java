@@ -99,7 +99,8 @@ final class World {
               null,
               false,
               c == ToolClass.READ_ONLY ? DisconnectBehaviour.CANCEL : DisconnectBehaviour.FINISH,
-              REPLAY_WINDOW));
+              REPLAY_WINDOW,
+              true));
     }
     return ContractRegistry.of(m, ToolContract.defaultFor("default"));
   }
