@@ -41,6 +41,12 @@ import java.util.concurrent.CompletionStage;
  * {@code pending_confirmation}.
  */
 public final class Gate implements AutoCloseable {
+  /**
+   * How long a replay delivered while the first delivery was still being recorded waits for that
+   * record (see {@link #replayDelivered}); the owner records it as soon as its write ends.
+   */
+  static final Duration DELIVERY_SETTLES = Duration.ofSeconds(30);
+
   private final GateOptions options;
   private final ExecutionStore store;
   private final ContractRegistry contracts;
@@ -440,12 +446,25 @@ public final class Gate implements AutoCloseable {
 
   /**
    * Records that a replayed result was written to its client. An execution whose first delivery
-   * failed ({@code completed_not_delivered}) becomes {@code delivered}; any other state is left
-   * alone (a {@code completed} one is still being settled by its owner). Completes with the
-   * execution as it now stands and never fails: a lost race or a store error leaves the record as
-   * it was, which is safe (it keeps replaying).
+   * failed ({@code completed_not_delivered}) becomes {@code delivered}; a {@code completed} one is
+   * still being settled by its owner (a retry attached to a running call is answered at the moment
+   * it completes, while the first client's delivery is still being written): the record is awaited
+   * for up to {@link #DELIVERY_SETTLES} and, if that delivery failed, this one is recorded, so the
+   * evidence of a result received is never lost to that race. Any other state is left alone.
+   * Completes with the execution as it now stands and never fails: a lost race or a store error
+   * leaves the record as it was, which is safe (it keeps replaying).
    */
   public CompletionStage<Execution> replayDelivered(Execution e) {
+    if (e.state() == ExecutionState.COMPLETED) {
+      return store
+          .awaitChange(e.id(), e.version(), DELIVERY_SETTLES)
+          .thenCompose(
+              now ->
+                  now.isPresent() && now.get().state() == ExecutionState.COMPLETED_NOT_DELIVERED
+                      ? replayDelivered(now.get())
+                      : CompletableFuture.completedFuture(now.orElse(e)))
+          .exceptionally(err -> e);
+    }
     if (e.state() != ExecutionState.COMPLETED_NOT_DELIVERED) {
       return CompletableFuture.completedFuture(e);
     }

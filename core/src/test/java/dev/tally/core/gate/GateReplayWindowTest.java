@@ -177,6 +177,23 @@ class GateReplayWindowTest {
   }
 
   @Test
+  void aReplayDeliveredWhileTheFirstDeliveryIsStillBeingRecordedIsNotLost() {
+    Decision.Dispatch d = (Decision.Dispatch) admit(gate, call("create_ticket", ARGS));
+    d.inFlight().completed(200, bytes("{\"n\":1}"), false).toCompletableFuture().join();
+    // A retry that attached to the running call is answered at completion: the record it saw is
+    // completed, its owner has not yet learnt that the first client's write failed.
+    Decision.Replay replay = (Decision.Replay) admit(gate, call("create_ticket", ARGS));
+    assertThat(replay.execution().state()).isEqualTo(ExecutionState.COMPLETED);
+
+    var recorded = gate.replayDelivered(replay.execution()).toCompletableFuture();
+    assertThat(recorded).isNotDone();
+    d.inFlight().notDelivered().toCompletableFuture().join();
+
+    assertThat(recorded.join().state()).isEqualTo(ExecutionState.DELIVERED);
+    assertThat(stored(d.inFlight().id().value()).state()).isEqualTo(ExecutionState.DELIVERED);
+  }
+
+  @Test
   void aReplayOfAnExecutionInAnyOtherStateChangesNothing() {
     InFlight first = deliveredCall("create_ticket", ARGS);
     Decision.Replay replay = (Decision.Replay) admit(gate, call("create_ticket", ARGS));

@@ -660,6 +660,34 @@ public abstract class ExecutionStoreContract {
         .containsExactly(idsOf(r3, r1));
   }
 
+  @Test
+  void listByAStateFewRecordsAreInPagesNewestFirstAndForgetsRecordsThatLeftIt() {
+    for (ExecutionState state :
+        List.of(ExecutionState.PENDING_CONFIRMATION, ExecutionState.OUTCOME_UNKNOWN)) {
+      Execution a = reach(state, candidate().tool("few_a"));
+      claimed(candidate().tool("few_a")); // accepted: not listed
+      Execution b = reach(state, candidate().tool("few_a"));
+      Execution c = reach(state, candidate().tool("few_b"));
+      Execution left = reach(state, candidate().tool("few_a"));
+      left =
+          move(
+              left,
+              state == ExecutionState.OUTCOME_UNKNOWN
+                  ? ExecutionState.FAILED
+                  : ExecutionState.CANCELLED);
+
+      assertThat(ids(query(state, null, null, null, 100)))
+          .as(state.wireName())
+          .startsWith(idsOf(c, b, a))
+          .doesNotContain(left.id());
+      Page first = query(state, null, null, null, 1);
+      assertThat(ids(first)).containsExactly(idsOf(c));
+      assertThat(ids(query(state, null, null, first.next(), 1))).containsExactly(idsOf(b));
+      assertThat(ids(query(state, "few_a", null, c.id().value(), 100)))
+          .containsExactly(idsOf(b, a));
+    }
+  }
+
   private Page query(ExecutionState state, String tool, String actor, String before, int limit) {
     return await(store.list(new ExecutionQuery(state, tool, actor, before, limit)));
   }

@@ -3,6 +3,7 @@ package dev.tally.sidecar.internal.http;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.LimitHits;
 import dev.tally.sidecar.LimitHits.Limit;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -51,23 +52,41 @@ public final class BodyReader {
       }
     }
     Buffer body = Buffer.buffer(FIRST_CAPACITY);
-    Vertx vertx = Vertx.currentContext().owner();
-    long timer =
-        vertx.setTimer(
-            limits.timeout().toMillis(),
-            t -> {
-              if (done.future().isComplete()) {
-                return;
-              }
-              limits.hits().hit(limits.port(), Limit.BODY_TIMEOUT);
-              refuse(
-                  req,
-                  TallyError.Code.REQUEST_TIMEOUT,
-                  "request body not received whole within sidecar.requestBodyTimeout ("
-                      + limits.timeout().toMillis()
-                      + " ms)");
-              done.tryFail("timeout");
-            });
+    Context context = Vertx.currentContext();
+    long[] timer = {-1};
+    // Armed once the bytes already read were handled: a body that came with its head (most of
+    // them) has ended by then and needs no timer.
+    context.runOnContext(
+        v -> {
+          if (done.future().isComplete()) {
+            return;
+          }
+          timer[0] =
+              context
+                  .owner()
+                  .setTimer(
+                      limits.timeout().toMillis(),
+                      t -> {
+                        if (done.future().isComplete()) {
+                          return;
+                        }
+                        limits.hits().hit(limits.port(), Limit.BODY_TIMEOUT);
+                        refuse(
+                            req,
+                            TallyError.Code.REQUEST_TIMEOUT,
+                            "request body not received whole within sidecar.requestBodyTimeout ("
+                                + limits.timeout().toMillis()
+                                + " ms)");
+                        done.tryFail("timeout");
+                      });
+        });
+    Runnable stopTimer =
+        () -> {
+          if (timer[0] >= 0) {
+            context.owner().cancelTimer(timer[0]);
+            timer[0] = -1;
+          }
+        };
     // Over a limit, refuse hands the request to Lingering, whose handlers replace these.
     req.handler(
         chunk -> {
@@ -75,7 +94,7 @@ public final class BodyReader {
             return;
           }
           if (body.length() + chunk.length() > limit) {
-            vertx.cancelTimer(timer);
+            stopTimer.run();
             limits.hits().hit(limits.port(), Limit.REQUEST_BYTES);
             refuse(
                 req,
@@ -85,7 +104,7 @@ public final class BodyReader {
             return;
           }
           if (!hold.reserve(chunk.length())) {
-            vertx.cancelTimer(timer);
+            stopTimer.run();
             limits.hits().hit(limits.port(), Limit.BUFFERED_BYTES);
             refuse(
                 req,
@@ -100,12 +119,12 @@ public final class BodyReader {
         });
     req.exceptionHandler(
         t -> {
-          vertx.cancelTimer(timer);
+          stopTimer.run();
           done.tryFail(t);
         });
     req.endHandler(
         v -> {
-          vertx.cancelTimer(timer);
+          stopTimer.run();
           done.tryComplete(body);
         });
     return done.future();

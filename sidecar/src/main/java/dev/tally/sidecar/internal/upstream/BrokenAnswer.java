@@ -18,9 +18,11 @@ import java.util.concurrent.TimeUnit;
  * <p>A relay calls {@link #heard} for every chunk (one {@link System#nanoTime} each) and {@link
  * #done} when the response ended or broke. Used on the response's event loop only.
  *
- * <p>Implementation note: one timer per answer, not one per chunk: when it fires it compares the
- * time of the last chunk with the limit and, if the answer was not silent that long, sets itself
- * again for the rest (as Netty's {@code IdleStateHandler} does).
+ * <p>Implementation note: at most one timer per answer, not one per chunk: when it fires it
+ * compares the time of the last chunk with the limit and, if the answer was not silent that long,
+ * sets itself again for the rest (as Netty's {@code IdleStateHandler} does). It is set only once
+ * the event loop has handled the bytes it already read: an answer that ended in the read that
+ * brought its head (most of them) never costs a timer.
  */
 public final class BrokenAnswer {
   private final long timeoutNanos;
@@ -31,11 +33,15 @@ public final class BrokenAnswer {
   private boolean cut;
   private boolean done;
 
-  private BrokenAnswer(long timeoutNanos, Vertx vertx, HttpClientRequest request) {
+  private BrokenAnswer(Context context, long timeoutNanos, HttpClientRequest request) {
     this.timeoutNanos = timeoutNanos;
-    this.vertx = vertx;
+    this.vertx = context == null ? null : context.owner();
     this.request = request;
-    schedule(timeoutNanos);
+    if (context != null && timeoutNanos > 0) {
+      // Armed after the bytes already read were handled: most answers end in the read that
+      // brought their head, and then need no timer at all.
+      context.runOnContext(v -> later());
+    }
   }
 
   /**
@@ -43,9 +49,7 @@ public final class BrokenAnswer {
    * without a byte its request is reset. Call on the response's event loop.
    */
   public static BrokenAnswer watch(HttpClientResponse resp, Duration timeout) {
-    Context context = Vertx.currentContext();
-    return new BrokenAnswer(
-        timeout.toNanos(), context == null ? null : context.owner(), resp.request());
+    return new BrokenAnswer(Vertx.currentContext(), timeout.toNanos(), resp.request());
   }
 
   /**
@@ -53,7 +57,7 @@ public final class BrokenAnswer {
    * stay quiet for hours); it only says why it broke.
    */
   public static BrokenAnswer unlimited() {
-    return new BrokenAnswer(0, null, null);
+    return new BrokenAnswer(null, 0, null);
   }
 
   /** The upstream sent something. */
@@ -99,6 +103,12 @@ public final class BrokenAnswer {
         : TallyError.of(
             TallyError.Code.UPSTREAM_UNAVAILABLE,
             "the upstream MCP server broke the connection before it finished answering");
+  }
+
+  private void later() {
+    if (!done && timer < 0) {
+      schedule(Math.max(1, timeoutNanos - (System.nanoTime() - lastNanos)));
+    }
   }
 
   private void schedule(long inNanos) {
