@@ -40,6 +40,24 @@ final class OtelMeter implements Meter {
   private final DoubleHistogram attachWaits;
   private final DoubleHistogram store;
 
+  /** What the duration's attributes depend on (never the request or session id). */
+  private record OperationKey(String method, String tool, String version, String errorType) {}
+
+  private record Pair(String first, String tool) {}
+
+  private final AttributeSets<OperationKey> operationSets =
+      new AttributeSets<>(OtelMeter::operationAttributes);
+  private final AttributeSets<Pair> decisionSets =
+      new AttributeSets<>(k -> Attributes.of(DECISION, k.first(), TOOL, k.tool()));
+  private final AttributeSets<Pair> stateSets =
+      new AttributeSets<>(k -> Attributes.of(STATE, k.first(), TOOL, k.tool()));
+  private final AttributeSets<Pair> storeSets =
+      new AttributeSets<>(
+          k ->
+              k.tool() == null
+                  ? Attributes.of(OPERATION, k.first())
+                  : Attributes.of(OPERATION, k.first(), ERROR_TYPE, k.tool()));
+
   OtelMeter(io.opentelemetry.api.metrics.Meter meter) {
     this.meter = meter;
     this.operations =
@@ -83,27 +101,34 @@ final class OtelMeter implements Meter {
 
   /** Records one MCP request of {@code op} that took {@code nanos}. */
   void operation(McpOperation op, long nanos, String errorType) {
-    AttributesBuilder a = Attributes.builder().put(METHOD, op.method());
-    if (op.tool() != null) {
-      a.put(TOOL, op.tool());
+    operations.record(
+        nanos / 1e9,
+        operationSets.of(
+            new OperationKey(op.method(), op.tool(), op.protocolVersion(), errorType)));
+  }
+
+  private static Attributes operationAttributes(OperationKey k) {
+    AttributesBuilder a = Attributes.builder().put(METHOD, k.method());
+    if (k.tool() != null) {
+      a.put(TOOL, k.tool());
     }
-    if (op.protocolVersion() != null) {
-      a.put(VERSION, op.protocolVersion());
+    if (k.version() != null) {
+      a.put(VERSION, k.version());
     }
-    if (errorType != null) {
-      a.put(ERROR_TYPE, errorType);
+    if (k.errorType() != null) {
+      a.put(ERROR_TYPE, k.errorType());
     }
-    operations.record(nanos / 1e9, a.build());
+    return a.build();
   }
 
   @Override
   public void decision(String decision, String tool) {
-    decisions.add(1, Attributes.of(DECISION, decision, TOOL, tool == null ? "" : tool));
+    decisions.add(1, decisionSets.of(new Pair(decision, tool == null ? "" : tool)));
   }
 
   @Override
   public void state(String state, String tool) {
-    states.add(1, Attributes.of(STATE, state, TOOL, tool == null ? "" : tool));
+    states.add(1, stateSets.of(new Pair(state, tool == null ? "" : tool)));
     if ("outcome_unknown".equals(state)) {
       unknown.add(1, Attributes.of(TOOL, tool == null ? "" : tool));
     }
@@ -116,11 +141,7 @@ final class OtelMeter implements Meter {
 
   @Override
   public void storeOperation(String operation, long nanos, boolean failed) {
-    store.record(
-        nanos / 1e9,
-        failed
-            ? Attributes.of(OPERATION, operation, ERROR_TYPE, "store_failure")
-            : Attributes.of(OPERATION, operation));
+    store.record(nanos / 1e9, storeSets.of(new Pair(operation, failed ? "store_failure" : null)));
   }
 
   @Override
