@@ -25,12 +25,12 @@ public final class SseWriter {
     ByteArrayOutputStream out = new ByteArrayOutputStream(e.data().length + 64);
     if (e.id() != null) {
       out.writeBytes(ID);
-      out.writeBytes(safe(e.id()));
+      out.writeBytes(safe(e.id(), true));
       out.write('\n');
     }
     if (e.type() != null) {
       out.writeBytes(EVENT);
-      out.writeBytes(safe(e.type()));
+      out.writeBytes(safe(e.type(), false));
       out.write('\n');
     }
     if (e.retry() >= 0) {
@@ -68,11 +68,15 @@ public final class SseWriter {
     return encode(SseEvent.priming(id, retry));
   }
 
-  private static byte[] safe(String field) {
+  /**
+   * {@code field} without line breaks, which would end the field; NUL is dropped from an id only (a
+   * parser ignores an id with NUL, while an event type may hold one and must survive a relay).
+   */
+  private static byte[] safe(String field, boolean dropNul) {
     StringBuilder b = new StringBuilder(field.length());
     for (int i = 0; i < field.length(); i++) {
       char c = field.charAt(i);
-      if (c != '\r' && c != '\n' && c != '\0') {
+      if (c != '\r' && c != '\n' && !(dropNul && c == '\0')) {
         b.append(c);
       }
     }

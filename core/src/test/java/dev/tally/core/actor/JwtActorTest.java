@@ -64,6 +64,22 @@ class JwtActorTest {
     stranger = new RSAKeyGenerator(2048).keyID("kid-1").generate();
     idp = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
     idp.start();
+    warmUp(URI.create(idp.baseUrl() + "/warm-up")); // unmatched: 404, counted nowhere
+  }
+
+  /**
+   * One request with a generous timeout before any test: WireMock's first answer can take seconds
+   * on a busy machine, longer than the 5 s a resolver's blocking fetch at start may wait.
+   */
+  private static void warmUp(URI url) throws Exception {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) url.toURL().openConnection();
+    c.setConnectTimeout(60_000);
+    c.setReadTimeout(60_000);
+    try {
+      assertThat(c.getResponseCode()).isEqualTo(404);
+    } finally {
+      c.disconnect();
+    }
   }
 
   @AfterAll

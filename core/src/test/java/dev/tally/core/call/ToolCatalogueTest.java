@@ -98,7 +98,7 @@ class ToolCatalogueTest {
     listings
         .get(1)
         .complete(List.of(page("[{\"name\":\"added\",\"annotations\":{\"readOnlyHint\":true}}]")));
-    waiting.toCompletableFuture().get(1, TimeUnit.SECONDS);
+    waiting.toCompletableFuture().get(10, TimeUnit.SECONDS);
     assertThat(contracts.resolve("added").toolClass()).isEqualTo(ToolClass.READ_ONLY);
     assertThat(learner.knows("write")).as("a complete listing forgets what it dropped").isFalse();
   }

@@ -30,14 +30,14 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Margins for a loaded machine: with a timeout of {@value #TIMEOUT_MS} ms, an idle gap of
  * {@value #IDLE_MS} ms and an answer after {@value #ANSWER_MS} ms, a limit that counted from the
- * connection's last read would cut the call {@code TIMEOUT_MS - IDLE_MS} = 600 ms into it, 400 ms
+ * connection's last read would cut the call {@code TIMEOUT_MS - IDLE_MS} = 1500 ms into it, 1 s
  * before its answer, for any idle gap up to the whole timeout; counted per request the answer comes
- * a full second before the limit.
+ * 2.5 s before the limit.
  */
 class SidecarIdleConnectionIT {
-  private static final long TIMEOUT_MS = 2000;
-  private static final long IDLE_MS = 1400;
-  private static final long ANSWER_MS = 1000;
+  private static final long TIMEOUT_MS = 5000;
+  private static final long IDLE_MS = 3500;
+  private static final long ANSWER_MS = 2500;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private Vertx vertx;

@@ -398,7 +398,8 @@ class SidecarLegacyTransportIT {
     // Event .1 was evicted when .2 arrived: resuming after .0 would skip it.
     long started = System.nanoTime();
     HttpResponse<InputStream> evicted = raw.resume(priming);
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    // Answered, not held open until the client's own 20 s timeout (a generous bound under load).
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
     if (evicted.statusCode() != 404) {
       evicted.body().close();
     }

@@ -31,7 +31,12 @@ import org.junit.jupiter.api.Test;
  * #UPSTREAM_TIMEOUT_MS} ms), except on the session's standalone GET stream, which may stay quiet.
  */
 class SidecarSilentUpstreamIT {
-  private static final long UPSTREAM_TIMEOUT_MS = 400;
+  /**
+   * Long enough that, on a busy machine, the broken stream's close (50 ms after its first event)
+   * always comes first and a request reaches the upstream before its timeout runs out.
+   */
+  private static final long UPSTREAM_TIMEOUT_MS = 2000;
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** What the scripted upstream does after it began its answer. */
@@ -131,7 +136,7 @@ class SidecarSilentUpstreamIT {
     CompletableFuture<List<String>> twoEvents =
         CompletableFuture.supplyAsync(
             () -> r.body().filter(l -> l.startsWith("data:") && l.length() > 6).limit(2).toList());
-    List<String> data = twoEvents.get(15, TimeUnit.SECONDS);
+    List<String> data = twoEvents.get(30, TimeUnit.SECONDS);
     assertThat(data).hasSize(2);
     assertThat(data.get(1)).contains("\"n\":2");
   }
@@ -196,7 +201,7 @@ class SidecarSilentUpstreamIT {
                 + method
                 + "\",\"params\":{\"name\":\"p\"}}");
     try {
-      return pending.get(15, TimeUnit.SECONDS);
+      return pending.get(30, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
       pending.cancel(true);
       throw new AssertionError("the sidecar held the answer open for 15 s", e);

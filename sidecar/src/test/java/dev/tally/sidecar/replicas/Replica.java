@@ -26,8 +26,11 @@ import java.util.concurrent.TimeUnit;
  * key and the actor, as replicas behind one load balancer do.
  */
 final class Replica {
-  /** A short lease, so a dead owner is noticed within seconds. */
-  static final Duration LEASE = Duration.ofSeconds(2);
+  /**
+   * A short lease, so a dead owner is noticed within seconds; ten heartbeats long, so a live owner
+   * whose heartbeat lags on a busy machine is not taken for dead.
+   */
+  static final Duration LEASE = Duration.ofSeconds(5);
 
   static final Duration HEARTBEAT = Duration.ofMillis(500);
   private static final byte[] KEY =

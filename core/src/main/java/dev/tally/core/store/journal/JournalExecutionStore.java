@@ -541,6 +541,15 @@ public final class JournalExecutionStore implements ExecutionStore {
   }
 
   /**
+   * Whether a compaction is running, asked on the writer thread after everything queued before the
+   * call is durable (tests): the compaction decision after each of those groups has been made by
+   * then, so a test can tell "not started" from "not started yet" without sleeping.
+   */
+  CompletableFuture<Boolean> compacting() {
+    return writer.control(() -> compactor.running() != null);
+  }
+
+  /**
    * Compacts everything written before the call and completes when done (tests): a compaction
    * already running may have rolled before the latest records, so it is awaited and then one more
    * is started (or joined if one started after it, which rolled after those records too).
