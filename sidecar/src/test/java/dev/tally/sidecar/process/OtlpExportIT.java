@@ -85,6 +85,7 @@ class OtlpExportIT {
     String traceId = hex(16);
     String clientSpan = hex(8);
     String quietTrace = hex(16);
+    String quietSpan = hex(8);
     TallyProcess p = serve();
     String session;
     String executionId;
@@ -105,9 +106,13 @@ class OtlpExportIT {
           post(
               p.mcp(),
               session,
-              "00-" + quietTrace + "-" + hex(8) + "-00",
+              "00-" + quietTrace + "-" + quietSpan + "-00",
               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
-                  + "\"create_ticket\",\"arguments\":{\"title\":\"quiet-"
+                  + "\"create_ticket\",\"_meta\":{\"traceparent\":\"00-"
+                  + quietTrace
+                  + "-"
+                  + quietSpan
+                  + "-00\"},\"arguments\":{\"title\":\"quiet-"
                   + UUID.randomUUID()
                   + "\"}}}");
       assertThat(quiet.statusCode()).as(quiet.body()).isEqualTo(200);
@@ -119,6 +124,13 @@ class OtlpExportIT {
           .as("the client's trace goes on, sampled")
           .matches("00-" + traceId + "-[0-9a-f]{16}-01");
       String dispatchSpanId = sent.split("-")[2];
+      assertThat(upstream.metaTraceparents.get(0))
+          .as("the MCP server reads the same parent from params._meta (SEP-414)")
+          .isEqualTo(sent);
+      assertThat(upstream.metaTraceparents.get(1))
+          .as("the caller's own _meta traceparent is replaced by Tally's span, as the header is")
+          .isEqualTo(upstream.traceparents.get(1))
+          .doesNotContain(quietSpan);
       // The server span ends after the answer is written: wait for the whole request.
       Poll.until(
           EXPORT,
