@@ -28,7 +28,8 @@
 # -Xmx3g -XX:MaxTenuringThreshold=0": they keep every execution of the run in memory), JVM_<contender> (one contender's JVM options instead, "-" in its name
 # written "_", e.g. JVM_tally_zgc="-Xms1g -Xmx1g -XX:+UseZGC"), JAVA_<contender> (its java
 # executable instead of the java on PATH), CONFIG_<contender> (its Tally config file instead of
-# load/tally-bench.yaml), KEEP_STORES (1: keep the sidecars' journal and audit directories under OUT;
+# load/tally-bench.yaml), ENV_<contender> (more environment variables for that contender only,
+# "NAME=value ...", e.g. ENV_otel="OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318"), KEEP_STORES (1: keep the sidecars' journal and audit directories under OUT;
 # by default they are removed at the end, after the report), PERF (1: `perf record` of the whole
 # machine (cpu-clock samples) during each measured saturation sample; the report lists
 # CPU by command (threads by name) and kernel symbol: where a contender's cost goes outside Java).
@@ -232,12 +233,14 @@ start_sidecar() { # name store loops native index [jar]
     admin=$((port + 1))
     port_free "$port" && port_free "$admin" || die "port $port or $admin is taken (set PORT_BASE)"
     local jfr=() jvm_var="JVM_${name//-/_}" java_var="JAVA_${name//-/_}" config_var="CONFIG_${name//-/_}" jvm
+    local env_var="ENV_${name//-/_}" extra=()
+    read -r -a extra <<<"${!env_var:-}"
     local java_bin=${!java_var:-java} config=${!config_var:-$HERE/tally-bench.yaml}
     local default_jvm=$SIDECAR_JVM
     [[ $store == journal* ]] && default_jvm=$JOURNAL_JVM
     read -r -a jvm <<<"${!jvm_var:-$default_jvm}"
     [[ $PROFILE == 1 ]] && jfr=("-XX:StartFlightRecording=filename=$OUT/$label.jfr,settings=profile")
-    (cd "$OUT" && exec env "${env[@]}" "$java_bin" "${jvm[@]}" "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
+    (cd "$OUT" && exec env "${env[@]}" "${extra[@]}" "$java_bin" "${jvm[@]}" "-Xlog:gc:file=$OUT/$label-gc.log" "${jfr[@]}" -cp "$cp" \
       dev.tally.sidecar.cli.TallyCli serve --upstream "${URL[direct]}" \
       --listen "127.0.0.1:$port" --admin "127.0.0.1:$admin" --store "$st" \
       --config "$config" --hmac-key-file "$OUT/hmac.keys") \
@@ -252,7 +255,7 @@ start_sidecar() { # name store loops native index [jar]
     local transport=nio
     [[ $native == 1 ]] && transport=epoll
     log "sidecar $label: store=$store eventLoops=$loops transport=$transport pid=${PIDOF[$label]}"
-    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport java=$java_bin jvm=\"${jvm[*]}\" config=${config##*/}" >>"$OUT/config.txt"
+    echo "sidecar name=$label jar=${jar##*/} store=$store${pool:+ pool_size=$pool} eventLoops=$([[ $loops == 0 ]] && echo "default(min(2,cores))" || echo $loops) transport=$transport java=$java_bin jvm=\"${jvm[*]}\" config=${config##*/} env=\"${extra[*]}\"" >>"$OUT/config.txt"
   done
 }
 

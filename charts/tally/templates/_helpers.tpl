@@ -154,6 +154,42 @@ audit.signingKeySecret only). Include it under initContainers: in your pod.
 {{- end }}
 
 {{/*
+The OTEL_* variables of the Tally container, from the otel values (each only when set).
+*/}}
+{{- define "tally.otelEnv" -}}
+{{- with .Values.otel }}
+{{- if .endpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ .endpoint | quote }}
+- name: OTEL_SERVICE_NAME
+  value: {{ .serviceName | default (include "tally.fullname" $) | quote }}
+{{- else if .serviceName }}
+- name: OTEL_SERVICE_NAME
+  value: {{ .serviceName | quote }}
+{{- end }}
+{{- if .headersSecret.name }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom:
+    secretKeyRef:
+      name: {{ .headersSecret.name }}
+      key: {{ .headersSecret.key }}
+{{- end }}
+{{- if .sampler }}
+- name: OTEL_TRACES_SAMPLER
+  value: {{ .sampler | quote }}
+{{- end }}
+{{- if .samplerArg }}
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ .samplerArg | quote }}
+{{- end }}
+{{- if .resourceAttributes }}
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ .resourceAttributes | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 The Tally sidecar container. Include it under containers: in your pod, beside your server.
 */}}
 {{- define "tally.container" -}}
@@ -189,6 +225,7 @@ The Tally sidecar container. Include it under containers: in your pod, beside yo
           key: {{ .Values.store.postgres.passwordSecret.key }}
     {{- end }}
     {{- end }}
+    {{- include "tally.otelEnv" . | nindent 4 }}
     {{- with .Values.sidecar.extraEnv }}
     {{- toYaml . | nindent 4 }}
     {{- end }}

@@ -280,6 +280,49 @@ class TallyChartTest {
   }
 
   @Test
+  void otelValuesBecomeTheStandardVariablesAndTheHeadersComeFromASecret() {
+    JsonNode quiet = named(render(Map.of()).pod().path("containers"), "tally");
+    assertThat(names(quiet.path("env")))
+        .as("export is off by default: no OTEL_* variable at all")
+        .noneMatch(n -> n.startsWith("OTEL_"));
+
+    Map<String, Object> sets = new java.util.LinkedHashMap<>();
+    sets.put("otel.endpoint", "http://otel-collector.observability:4318");
+    sets.put("otel.headersSecret.name", "tally-otlp");
+    sets.put("otel.sampler", "parentbased_traceidratio");
+    sets.put("otel.samplerArg", "0.1");
+    sets.put("otel.resourceAttributes", "deployment.environment.name=prod");
+    JsonNode tally = named(render(sets).pod().path("containers"), "tally");
+    JsonNode env = tally.path("env");
+    assertThat(named(env, "OTEL_EXPORTER_OTLP_ENDPOINT").path("value").asText())
+        .isEqualTo("http://otel-collector.observability:4318");
+    assertThat(named(env, "OTEL_SERVICE_NAME").path("value").asText())
+        .as("the release's full name by default")
+        .isEqualTo("demo-tally");
+    JsonNode headers = named(env, "OTEL_EXPORTER_OTLP_HEADERS");
+    assertThat(headers.has("value")).as("never a literal in the manifest").isFalse();
+    assertThat(headers.path("valueFrom").path("secretKeyRef").path("name").asText())
+        .isEqualTo("tally-otlp");
+    assertThat(headers.path("valueFrom").path("secretKeyRef").path("key").asText())
+        .isEqualTo("headers");
+    assertThat(named(env, "OTEL_TRACES_SAMPLER").path("value").asText())
+        .isEqualTo("parentbased_traceidratio");
+    assertThat(named(env, "OTEL_TRACES_SAMPLER_ARG").path("value").asText()).isEqualTo("0.1");
+    assertThat(named(env, "OTEL_RESOURCE_ATTRIBUTES").path("value").asText())
+        .isEqualTo("deployment.environment.name=prod");
+
+    JsonNode named =
+        named(
+            render(Map.of("otel.endpoint", "http://c:4318", "otel.serviceName", "tickets-tally"))
+                .pod()
+                .path("containers"),
+            "tally");
+    assertThat(named(named.path("env"), "OTEL_SERVICE_NAME").path("value").asText())
+        .isEqualTo("tickets-tally");
+    assertThat(names(named.path("env"))).doesNotContain("OTEL_EXPORTER_OTLP_HEADERS");
+  }
+
+  @Test
   void theServiceMonitorExistsOnlyWhenEnabledAndScrapesTheAdminService() {
     assertThat(render(Map.of()).all("ServiceMonitor")).isEmpty();
     Rendered r = render(Map.of("serviceMonitor.enabled", "true"));

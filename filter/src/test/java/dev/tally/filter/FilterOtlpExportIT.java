@@ -106,6 +106,9 @@ class FilterOtlpExportIT {
     String sent = app.traceparents.peek();
     assertThat(sent).matches("00-" + traceId + "-[0-9a-f]{16}-01");
     String dispatchId = sent.split("-")[2];
+    assertThat(app.metaTraceparents)
+        .as("the MCP server reads the same parent from params._meta (SEP-414)")
+        .containsExactly(sent);
     long deadline = System.nanoTime() + EXPORT.toNanos();
     while (spans().stream().noneMatch(s -> id(s.getSpanId()).equals(dispatchId))
         && System.nanoTime() < deadline) {

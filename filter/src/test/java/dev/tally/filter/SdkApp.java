@@ -51,6 +51,9 @@ final class SdkApp {
   /** The {@code traceparent} each gated call (one with an Idempotency-Key) reached the app with. */
   final ConcurrentLinkedQueue<String> traceparents = new ConcurrentLinkedQueue<>();
 
+  /** {@code params._meta.traceparent} of each write as the MCP server read it (null: none). */
+  final ConcurrentLinkedQueue<String> metaTraceparents = new ConcurrentLinkedQueue<>();
+
   /** What each write saw: Idempotency-Key header, request attribute, _meta execution id. */
   final ConcurrentLinkedQueue<List<String>> seen = new ConcurrentLinkedQueue<>();
 
@@ -119,6 +122,8 @@ final class SdkApp {
                           } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                           }
+                          Object tp = req.meta() == null ? null : req.meta().get("traceparent");
+                          metaTraceparents.add(String.valueOf(tp));
                           int n = writes.incrementAndGet();
                           Object meta =
                               req.meta() == null ? null : req.meta().get("dev.tally/executionId");

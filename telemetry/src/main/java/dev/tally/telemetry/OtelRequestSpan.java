@@ -131,6 +131,23 @@ final class OtelRequestSpan implements RequestSpan {
     return "00-" + c.getTraceId() + "-" + c.getSpanId() + "-" + c.getTraceFlags().asHex();
   }
 
+  /** The W3C {@code tracestate} of {@code c} (its members in order), or null when it has none. */
+  static String tracestate(SpanContext c) {
+    if (c.getTraceState().isEmpty()) {
+      return null;
+    }
+    StringBuilder b = new StringBuilder();
+    c.getTraceState()
+        .forEach(
+            (k, v) -> {
+              if (b.length() > 0) {
+                b.append(',');
+              }
+              b.append(k).append('=').append(v);
+            });
+    return b.toString();
+  }
+
   private static final class StepSpan implements Step {
     private final Span span;
     private final AtomicBoolean ended = new AtomicBoolean();
@@ -142,6 +159,11 @@ final class OtelRequestSpan implements RequestSpan {
     @Override
     public String traceparent() {
       return OtelRequestSpan.traceparent(span.getSpanContext());
+    }
+
+    @Override
+    public String tracestate() {
+      return OtelRequestSpan.tracestate(span.getSpanContext());
     }
 
     @Override

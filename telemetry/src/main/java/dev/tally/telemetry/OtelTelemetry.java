@@ -1,6 +1,8 @@
 package dev.tally.telemetry;
 
+import dev.tally.core.mcp.Era;
 import dev.tally.core.mcp.Headers;
+import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.observe.McpOperation;
 import dev.tally.core.observe.Meter;
 import dev.tally.core.observe.RequestSpan;
@@ -127,6 +129,18 @@ public final class OtelTelemetry implements Telemetry, AutoCloseable {
     }
     Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), h, GETTER);
     return new OtelRequestSpan(op, meter, tracer, parent, null);
+  }
+
+  @Override
+  public RequestSpan stream(boolean resume, Headers incoming) {
+    if (tracer == null) {
+      return RequestSpan.NONE;
+    }
+    Headers h = incoming == null ? Headers.NONE : incoming;
+    String version = h.get(HeaderNames.PROTOCOL_VERSION);
+    String session = Era.ofHeader(version) == Era.LEGACY ? h.get(HeaderNames.SESSION_ID) : null;
+    Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), h, GETTER);
+    return new OtelStreamSpan(tracer, parent, resume, version, session);
   }
 
   @Override

@@ -55,11 +55,14 @@ final class DecisionWalk {
       return done(new CallReply.Forward());
     }
     if (d instanceof Decision.Dispatch dispatch) {
+      // The dispatch span first: its trace context goes into _meta as into the header.
+      DispatchRecorder recorder = DispatchRecorder.of(dispatch.inFlight(), id, span);
       return done(
           new CallReply.Dispatch(
               dispatch.inFlight(),
-              call.withExecutionId(dispatch.inFlight().id().value()),
-              DispatchRecorder.of(dispatch.inFlight(), id, span)));
+              call.forUpstream(
+                  dispatch.inFlight().id().value(), recorder.traceparent(), recorder.tracestate()),
+              recorder));
     }
     if (d instanceof Decision.Replay r) {
       return done(

@@ -67,6 +67,11 @@ public final class DispatchRecorder {
     return dispatch.traceparent();
   }
 
+  /** The W3C {@code tracestate} that goes with {@link #traceparent()}, or null when none. */
+  public String tracestate() {
+    return dispatch.tracestate();
+  }
+
   public InFlight inFlight() {
     return inFlight;
   }

@@ -35,6 +35,7 @@ public final class McpNames {
     public static final String ACCEPT = "Accept";
     public static final String CONTENT_TYPE = "Content-Type";
     public static final String TRACEPARENT = "traceparent";
+    public static final String TRACESTATE = "tracestate";
 
     /** The header that carries the execution id to the upstream with a dispatched call. */
     public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
@@ -58,6 +59,15 @@ public final class McpNames {
 
     /** An explicit intent scope (agent run id) in a call's {@code params._meta}. */
     public static final String INTENT_SCOPE = "dev.tally/intentScope";
+
+    /**
+     * W3C trace context in {@code params._meta} (MCP SEP-414: unprefixed, the W3C header format);
+     * Tally sets it on a dispatched call to name its dispatch span.
+     */
+    public static final String TRACEPARENT = "traceparent";
+
+    /** The W3C {@code tracestate} that goes with {@link #TRACEPARENT} in {@code params._meta}. */
+    public static final String TRACESTATE = "tracestate";
 
     private MetaKeys() {}
   }

@@ -3,13 +3,24 @@ package dev.tally.core.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One {@code tools/call} request as {@link ToolCallReader} read it: the parts the gate needs, and
  * the client's bytes, so that the request can go upstream exactly as the client sent it with only
- * {@code params._meta["dev.tally/executionId"]} added (no re-serialization: numbers, key order,
- * escapes and whitespace of the arguments are the client's own).
+ * {@code params._meta["dev.tally/executionId"]} and the W3C trace context of Tally's dispatch span
+ * ({@code params._meta.traceparent}, {@code tracestate}) added (no re-serialization: numbers, key
+ * order, escapes and whitespace of the arguments are the client's own).
+ *
+ * <p>Trace context in {@code _meta} follows the MCP specification's convention (SEP-414: the keys
+ * {@code traceparent}, {@code tracestate} and {@code baggage}, unprefixed, W3C formats). Tally is a
+ * participating intermediary, so, as W3C Trace Context requires of one, the {@code traceparent} the
+ * upstream gets names Tally's own span: a {@code traceparent} the client put in {@code _meta} is
+ * replaced (the header is replaced the same way), so that a server reading either carrier finds the
+ * same parent. A {@code tracestate} is set only when Tally propagates one; otherwise the client's
+ * stays as it was. {@code baggage} is never touched.
  *
  * <p>Immutable; the trees must not be changed by callers.
  */
@@ -36,6 +47,10 @@ public final class ToolCallEnvelope {
    * @param metaEmpty the object has no member
    * @param idStart start of an existing {@code dev.tally/executionId} value in {@code _meta}, or -1
    * @param idEnd just past it
+   * @param traceparentStart start of an existing {@code traceparent} value in {@code _meta}, or -1
+   * @param traceparentEnd just past it
+   * @param tracestateStart start of an existing {@code tracestate} value in {@code _meta}, or -1
+   * @param tracestateEnd just past it
    */
   record Splice(
       int paramsOpen,
@@ -45,7 +60,14 @@ public final class ToolCallEnvelope {
       boolean metaIsObject,
       boolean metaEmpty,
       int idStart,
-      int idEnd) {}
+      int idEnd,
+      int traceparentStart,
+      int traceparentEnd,
+      int tracestateStart,
+      int tracestateEnd) {}
+
+  /** One replacement of the client's bytes {@code [from, to)} by {@code bytes}. */
+  private record Edit(int from, int to, byte[] bytes) {}
 
   ToolCallEnvelope(
       JsonNode id,
@@ -111,33 +133,124 @@ public final class ToolCallEnvelope {
    * sent one); every other byte is the client's.
    */
   public byte[] withExecutionId(String executionId) {
-    byte[] value = quoted(executionId);
+    return forUpstream(executionId, null, null);
+  }
+
+  /**
+   * As {@link #withExecutionId}, with the trace context of the span the upstream request belongs to
+   * set in {@code params._meta} too: {@code traceparent} (when not null) and {@code tracestate}
+   * (when not null nor empty), each inserted or its value replaced (see the class comment). A value
+   * that is not a valid W3C header value (printable ASCII) is left out.
+   */
+  public byte[] forUpstream(String executionId, String traceparent, String tracestate) {
     Splice s = splice;
-    if (s.idStart() >= 0) {
-      return replace(s.idStart(), s.idEnd(), value);
+    List<Edit> edits = new ArrayList<>(3);
+    List<byte[]> members = new ArrayList<>(3);
+    set(edits, members, McpNames.MetaKeys.EXECUTION_ID, token(executionId), s.idStart(), s.idEnd());
+    if (traceparent != null && printable(traceparent)) {
+      set(
+          edits,
+          members,
+          McpNames.MetaKeys.TRACEPARENT,
+          string(traceparent),
+          s.traceparentStart(),
+          s.traceparentEnd());
     }
-    byte[] member = concat(quoted(McpNames.MetaKeys.EXECUTION_ID), bytes(":"), value);
-    if (s.metaStart() >= 0 && s.metaIsObject()) {
-      // After the '{' of _meta.
-      return insert(s.metaStart() + 1, s.metaEmpty() ? member : concat(member, bytes(",")));
+    if (tracestate != null && !tracestate.isEmpty() && printable(tracestate)) {
+      set(
+          edits,
+          members,
+          McpNames.MetaKeys.TRACESTATE,
+          string(tracestate),
+          s.tracestateStart(),
+          s.tracestateEnd());
     }
-    byte[] object = concat(bytes("{"), member, bytes("}"));
-    if (s.metaStart() >= 0) {
-      return replace(s.metaStart(), s.metaEnd(), object); // "_meta": null
+    if (!members.isEmpty()) {
+      byte[] joined = join(members);
+      if (s.metaStart() >= 0 && s.metaIsObject()) {
+        // After the '{' of _meta; before every replaced value.
+        int at = s.metaStart() + 1;
+        edits.add(0, new Edit(at, at, s.metaEmpty() ? joined : concat(joined, bytes(","))));
+      } else if (s.metaStart() >= 0) {
+        // "_meta": null
+        edits.add(new Edit(s.metaStart(), s.metaEnd(), concat(bytes("{"), joined, bytes("}"))));
+      } else {
+        byte[] withKey = concat(quoted("_meta"), bytes(":{"), joined, bytes("}"));
+        edits.add(
+            new Edit(
+                s.paramsOpen(),
+                s.paramsOpen(),
+                s.paramsEmpty() ? withKey : concat(withKey, bytes(","))));
+      }
     }
-    byte[] withKey = concat(quoted("_meta"), bytes(":"), object);
-    return insert(s.paramsOpen(), s.paramsEmpty() ? withKey : concat(withKey, bytes(",")));
+    edits.sort(java.util.Comparator.comparingInt(Edit::from));
+    return apply(edits);
   }
 
-  private byte[] insert(int at, byte[] what) {
-    return replace(at, at, what);
+  /** Replaces the value at {@code [start, end)}, or adds the member when {@code start < 0}. */
+  private static void set(
+      List<Edit> edits, List<byte[]> members, String key, byte[] value, int start, int end) {
+    if (start >= 0) {
+      edits.add(new Edit(start, end, value));
+    } else {
+      members.add(concat(quoted(key), bytes(":"), value));
+    }
   }
 
-  private byte[] replace(int from, int to, byte[] what) {
-    byte[] out = new byte[len - (to - from) + what.length];
-    System.arraycopy(source, off, out, 0, from);
-    System.arraycopy(what, 0, out, from, what.length);
-    System.arraycopy(source, off + to, out, from + what.length, len - to);
+  private byte[] apply(List<Edit> edits) {
+    int n = len;
+    for (Edit e : edits) {
+      n += e.bytes().length - (e.to() - e.from());
+    }
+    byte[] out = new byte[n];
+    int read = 0;
+    int write = 0;
+    for (Edit e : edits) {
+      int keep = e.from() - read;
+      System.arraycopy(source, off + read, out, write, keep);
+      write += keep;
+      System.arraycopy(e.bytes(), 0, out, write, e.bytes().length);
+      write += e.bytes().length;
+      read = e.to();
+    }
+    System.arraycopy(source, off + read, out, write, len - read);
+    return out;
+  }
+
+  /** The JSON string of a token Tally made: printable ASCII without quote or backslash. */
+  private static byte[] token(String s) {
+    return quoted(s);
+  }
+
+  /** The JSON string of printable ASCII {@code s}, quote and backslash escaped. */
+  private static byte[] string(String s) {
+    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        b.append('\\');
+      }
+      b.append(c);
+    }
+    return b.append('"').toString().getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** Whether {@code s} is printable ASCII (the characters a W3C trace context header may hold). */
+  private static boolean printable(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static byte[] join(List<byte[]> members) {
+    byte[] out = members.get(0);
+    for (int i = 1; i < members.size(); i++) {
+      out = concat(out, bytes(","), members.get(i));
+    }
     return out;
   }
 

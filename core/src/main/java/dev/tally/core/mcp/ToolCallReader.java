@@ -104,6 +104,10 @@ public final class ToolCallReader {
     int metaEnd = -1;
     int idStart = -1;
     int idEnd = -1;
+    int traceparentStart = -1;
+    int traceparentEnd = -1;
+    int tracestateStart = -1;
+    int tracestateEnd = -1;
 
     void read(JsonParser p, ObjectMapper mapper) throws IOException {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -163,13 +167,24 @@ public final class ToolCallReader {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String member = p.currentName();
         p.nextToken();
-        boolean executionId = McpNames.MetaKeys.EXECUTION_ID.equals(member);
-        if (executionId) {
-          idStart = (int) p.currentTokenLocation().getByteOffset();
-        }
+        int start = (int) p.currentTokenLocation().getByteOffset();
         m.set(member, mapper.readTree(p));
-        if (executionId) {
-          idEnd = (int) p.currentLocation().getByteOffset();
+        int end = (int) p.currentLocation().getByteOffset();
+        // The values Tally may replace when it forwards the call (ToolCallEnvelope#forUpstream).
+        switch (member) {
+          case McpNames.MetaKeys.EXECUTION_ID -> {
+            idStart = start;
+            idEnd = end;
+          }
+          case McpNames.MetaKeys.TRACEPARENT -> {
+            traceparentStart = start;
+            traceparentEnd = end;
+          }
+          case McpNames.MetaKeys.TRACESTATE -> {
+            tracestateStart = start;
+            tracestateEnd = end;
+          }
+          default -> {}
         }
       }
       return m;
@@ -221,7 +236,11 @@ public final class ToolCallReader {
               meta != null,
               meta == null || meta.isEmpty(),
               idStart,
-              idEnd);
+              idEnd,
+              traceparentStart,
+              traceparentEnd,
+              tracestateStart,
+              tracestateEnd);
       return new Ok(
           new ToolCallEnvelope(
               id,

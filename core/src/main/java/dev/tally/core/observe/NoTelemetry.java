@@ -33,7 +33,7 @@ final class NoTelemetry implements Telemetry {
 
   @Override
   public RequestSpan request(McpOperation op, Headers incoming) {
-    return span(incoming.get(HeaderNames.TRACEPARENT));
+    return span(incoming.get(HeaderNames.TRACEPARENT), incoming.get(HeaderNames.TRACESTATE));
   }
 
   @Override
@@ -41,8 +41,12 @@ final class NoTelemetry implements Telemetry {
     return METER;
   }
 
-  /** A span that records nothing; its steps continue {@code incoming} (may be null). */
-  static RequestSpan span(String incoming) {
+  /**
+   * A span that records nothing; its steps continue {@code incoming} (may be null) and carry on its
+   * {@code incomingState} only when they continue it (W3C: a {@code tracestate} without a valid
+   * {@code traceparent} is dropped).
+   */
+  static RequestSpan span(String incoming, String incomingState) {
     return new RequestSpan() {
       @Override
       public Step step(StepKind step) {
@@ -55,6 +59,15 @@ final class NoTelemetry implements Telemetry {
               traceparent = TraceContext.next(incoming);
             }
             return traceparent;
+          }
+
+          @Override
+          public String tracestate() {
+            return incomingState != null
+                    && !incomingState.isBlank()
+                    && TraceContext.continues(incoming, traceparent())
+                ? incomingState.trim()
+                : null;
           }
 
           @Override

@@ -8,7 +8,7 @@ package dev.tally.core.observe;
  */
 public interface RequestSpan {
   /** A span that records nothing (every request of {@link Telemetry#NONE}). */
-  RequestSpan NONE = NoTelemetry.span(null);
+  RequestSpan NONE = NoTelemetry.span(null, null);
 
   /** Starts the child span for {@code step}; end it with {@link Step#end}. */
   Step step(StepKind step);
@@ -61,6 +61,14 @@ public interface RequestSpan {
   interface Step {
     /** The W3C {@code traceparent} naming this span as the parent (for the upstream request). */
     String traceparent();
+
+    /**
+     * The W3C {@code tracestate} that goes with {@link #traceparent()} (the caller's, as Tally
+     * propagates it), or null when there is none.
+     */
+    default String tracestate() {
+      return null;
+    }
 
     /** Sets {@code tally.state} on this span. */
     void state(String state);

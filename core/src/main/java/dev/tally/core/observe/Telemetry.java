@@ -24,6 +24,16 @@ public interface Telemetry {
    */
   RequestSpan request(McpOperation op, Headers incoming);
 
+  /**
+   * Starts the span of a GET stream on the MCP endpoint, sent with {@code incoming}: a standalone
+   * server-to-client stream, or, when {@code resume}, a resumption with {@code Last-Event-ID}. Not
+   * an MCP operation (no JSON-RPC message): it records no {@code mcp.server.operation.duration} and
+   * has no steps. End it with {@link RequestSpan#end} when the stream ends.
+   */
+  default RequestSpan stream(boolean resume, Headers incoming) {
+    return RequestSpan.NONE;
+  }
+
   /** The counters and histograms core and the adapters record into. */
   Meter meter();
 

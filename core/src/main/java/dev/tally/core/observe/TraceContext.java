@@ -41,6 +41,15 @@ final class TraceContext {
     return "00-" + traceId + "-" + random(8) + "-" + flags;
   }
 
+  /** Whether {@code next}, made by {@link #next}, continues the trace of {@code incoming}. */
+  static boolean continues(String incoming, String next) {
+    return incoming != null
+        && next != null
+        && next.length() >= 35
+        && incoming.trim().length() >= 35
+        && incoming.trim().regionMatches(3, next, 3, 32);
+  }
+
   private static boolean hex(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -174,14 +174,19 @@ class GateModelSelfTest {
   }
 
   @Test
-  void everyLayoutReachesTheUpstreamWithItsOwnBytesAndOnlyTheExecutionIdAdded() {
+  void everyLayoutReachesTheUpstreamWithItsOwnBytesAndOnlyTheExecutionIdAndTraceAdded() {
     ToolCallReader reader = ToolCallReader.create(WireJson.defaults());
     for (int shape = 0; shape < ClientBodies.SHAPES; shape++) {
       for (int scope = 0; scope < World.SCOPES.size(); scope++) {
         Op.Call c = withShape(FIRST, shape, scope, 1);
         byte[] body = ClientBodies.render(c, "7");
         var read = (ToolCallReader.Ok) reader.read(body, 0, body.length);
-        byte[] upstream = read.envelope().withExecutionId("act_01MODELTEST");
+        byte[] upstream =
+            read.envelope()
+                .forUpstream(
+                    "act_01MODELTEST",
+                    "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                    null);
 
         assertThatCode(() -> Invariants.sameArguments(body, upstream, "act_01MODELTEST"))
             .as("shape %d scope %d", shape, scope)

@@ -171,9 +171,11 @@ final class Invariants {
 
   /**
    * The upstream got the client's request byte for byte apart from {@code params._meta}, which is
-   * the client's own plus {@code dev.tally/executionId: executionId} (replacing one the client
-   * sent).
+   * the client's own plus {@code dev.tally/executionId: executionId} and the dispatch span's {@code
+   * traceparent} (each replacing one the client sent).
    */
+  private static final String TRACEPARENT = "00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}";
+
   static void sameArguments(byte[] client, byte[] upstream, String executionId) {
     MetaCut.Parts sent = MetaCut.of(client);
     MetaCut.Parts got = MetaCut.of(upstream);
@@ -187,6 +189,12 @@ final class Invariants {
     }
     ObjectNode want = sent.meta().deepCopy();
     want.put(McpNames.MetaKeys.EXECUTION_ID, executionId);
+    // The dispatch span's trace context (SEP-414), whatever the client put there.
+    JsonNode tp = got.meta().get(McpNames.MetaKeys.TRACEPARENT);
+    if (tp == null || !tp.isTextual() || !tp.textValue().matches(TRACEPARENT)) {
+      throw new Violation("bytes", "params._meta upstream has no valid traceparent: " + got.meta());
+    }
+    want.set(McpNames.MetaKeys.TRACEPARENT, tp);
     if (!want.equals(got.meta())) {
       throw new Violation("bytes", "params._meta upstream is " + got.meta() + ", expected " + want);
     }

@@ -2,6 +2,7 @@ package dev.tally.core.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class TraceContextTest {
@@ -17,5 +18,25 @@ class TraceContextTest {
     assertThat(TraceContext.next("garbage")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
     assertThat(TraceContext.next("00-00000000000000000000000000000000-00f067aa0ba902b7-01"))
         .doesNotContain("-00000000000000000000000000000000-");
+  }
+
+  @Test
+  void anUntracedStepCarriesTheCallersTracestateOnlyWhenItContinuesItsTrace() {
+    String in = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    Map<String, String> h = Map.of("traceparent", in, "tracestate", "congo=t61rcWkgMzE");
+    RequestSpan.Step step =
+        Telemetry.NONE
+            .request(new McpOperation("tools/call", "x", null, null, "1"), h::get)
+            .step(RequestSpan.StepKind.DISPATCH);
+    assertThat(step.traceparent()).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-");
+    assertThat(step.tracestate()).isEqualTo("congo=t61rcWkgMzE");
+    Map<String, String> broken = Map.of("traceparent", "garbage", "tracestate", "congo=1");
+    assertThat(
+            Telemetry.NONE
+                .request(new McpOperation("tools/call", "x", null, null, "1"), broken::get)
+                .step(RequestSpan.StepKind.DISPATCH)
+                .tracestate())
+        .as("a tracestate without a valid traceparent is dropped")
+        .isNull();
   }
 }

@@ -24,13 +24,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -525,6 +528,63 @@ public abstract class ExecutionStoreContract {
     assertThat(await(store.lapsed(clock.instant(), 100)))
         .extracting(Execution::id)
         .containsExactly(dispatched.id());
+  }
+
+  /**
+   * The operator's gauge (issue 19): every store exports {@code tally.outcome_unknown.current}, the
+   * executions in {@code outcome_unknown} now. A store may read it lazily (a database counts on
+   * scrape), so the test reads it until it shows the state, never sleeping a fixed time.
+   */
+  @Test
+  void theOutcomeUnknownGaugeCountsTheExecutionsInThatStateNow() {
+    LongSupplier gauge = gauge("tally.outcome_unknown.current");
+    Execution first =
+        move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.OUTCOME_UNKNOWN);
+    move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.OUTCOME_UNKNOWN);
+    dispatched(candidate(), Duration.ofSeconds(10));
+    move(dispatched(candidate(), Duration.ofSeconds(10)), ExecutionState.COMPLETED);
+    readsEventually(gauge, 2);
+
+    move(first, ExecutionState.COMPLETED); // resolved by a status check or an operator
+    readsEventually(gauge, 1);
+  }
+
+  /** The gauge {@code name} the store registers on a {@link dev.tally.core.observe.Meter}. */
+  private LongSupplier gauge(String name) {
+    Map<String, LongSupplier> gauges = new ConcurrentHashMap<>();
+    store.metrics(
+        new dev.tally.core.observe.Meter() {
+          @Override
+          public void decision(String decision, String tool) {}
+
+          @Override
+          public void state(String state, String tool) {}
+
+          @Override
+          public void attachWait(long nanos) {}
+
+          @Override
+          public void storeOperation(String operation, long nanos, boolean failed) {}
+
+          @Override
+          public void gauge(String n, String description, String unit, LongSupplier value) {
+            gauges.put(n, value);
+          }
+
+          @Override
+          public void counter(String n, String description, String unit, LongSupplier value) {}
+        });
+    assertThat(gauges).as("gauges of " + store).containsKey(name);
+    return gauges.get(name);
+  }
+
+  private static void readsEventually(LongSupplier gauge, long expected) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long last;
+    while ((last = gauge.getAsLong()) != expected && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    assertThat(last).isEqualTo(expected);
   }
 
   @Test

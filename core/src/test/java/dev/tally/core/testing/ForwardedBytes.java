@@ -18,14 +18,19 @@ import java.util.Arrays;
 
 /**
  * Checks that a {@code tools/call} reached the upstream as the client sent it, with only {@code
- * params._meta["dev.tally/executionId"]} added (or its value replaced): the bytes outside {@code
- * params._meta} are the client's, the raw bytes of {@code params.arguments} are the client's, and
- * read with an exact mapper (decimals as written, trailing zeros kept) the two messages are equal
- * once the execution id is taken out.
+ * params._meta["dev.tally/executionId"]} and the trace context Tally sets ({@code traceparent},
+ * {@code tracestate}) added (or their values replaced): the bytes outside {@code params._meta} are
+ * the client's, the raw bytes of {@code params.arguments} are the client's, and read with an exact
+ * mapper (decimals as written, trailing zeros kept) the two messages are equal once those members
+ * are taken out.
  */
 public final class ForwardedBytes {
   /** The execution id member Tally adds. */
   public static final String EXECUTION_ID = "dev.tally/executionId";
+
+  /** The members of {@code params._meta} Tally sets on a dispatched call. */
+  private static final java.util.List<String> SET_BY_TALLY =
+      java.util.List.of(EXECUTION_ID, "traceparent", "tracestate");
 
   private static final ObjectMapper EXACT =
       JsonMapper.builder()
@@ -72,10 +77,10 @@ public final class ForwardedBytes {
 
     JsonNode expected = read(sent);
     ObjectNode gotParams = (ObjectNode) got.get("params");
-    ((ObjectNode) gotParams.get("_meta")).remove(EXECUTION_ID);
+    ((ObjectNode) gotParams.get("_meta")).remove(SET_BY_TALLY);
     JsonNode sentMetaValue = expected.path("params").path("_meta");
     if (sentMetaValue.isObject()) {
-      ((ObjectNode) sentMetaValue).remove(EXECUTION_ID);
+      ((ObjectNode) sentMetaValue).remove(SET_BY_TALLY);
     } else if (gotParams.get("_meta").isEmpty()) {
       // Absent or null before: Tally made the object for its member.
       gotParams.remove("_meta");

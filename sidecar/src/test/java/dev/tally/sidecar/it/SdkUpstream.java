@@ -59,6 +59,9 @@ public final class SdkUpstream implements AutoCloseable {
   /** {@code _meta["dev.tally/executionId"]} of each side effect, in order (after the hold). */
   public final List<Object> executionIdsSeenByTool = new CopyOnWriteArrayList<>();
 
+  /** {@code params._meta.traceparent} of each write-tool invocation as it starts (null: none). */
+  public final List<String> metaTraceparents = new CopyOnWriteArrayList<>();
+
   /** Write-tool invocations that started (before the hold). */
   public final AtomicInteger invocations = new AtomicInteger();
 
@@ -99,6 +102,9 @@ public final class SdkUpstream implements AutoCloseable {
                     write,
                     (exchange, req) -> {
                       startedExecutionIds.add(String.valueOf(executionId(req)));
+                      metaTraceparents.add(
+                          String.valueOf(
+                              req.meta() == null ? null : req.meta().get("traceparent")));
                       invocations.incrementAndGet();
                       entered.countDown();
                       CountDownLatch h = hold;
@@ -204,6 +210,7 @@ public final class SdkUpstream implements AutoCloseable {
     executionIdsSeenByTool.clear();
     invocations.set(0);
     startedExecutionIds.clear();
+    metaTraceparents.clear();
     entered = new CountDownLatch(1);
   }
 

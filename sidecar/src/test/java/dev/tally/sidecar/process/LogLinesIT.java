@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 19, logs: with {@code TALLY_LOG_FORMAT=json} every line {@code tally serve} writes to
  * stderr is one JSON object, and a call whose upstream cannot be reached leaves a WARN line of
- * {@code dev.tally.calls} carrying the execution id and the tool as their own fields, and neither
- * the argument value nor the bearer token.
+ * {@code dev.tally.calls} whose members are exactly the issue's names ({@code time}, {@code level},
+ * {@code logger}, {@code message}, {@code execution_id}, {@code tool}, {@code decision}, {@code
+ * trace_id}, flattened at the top level), and neither the argument value nor the bearer token.
  */
 class LogLinesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -100,12 +101,27 @@ class LogLinesIT {
             .findFirst()
             .orElseThrow();
     assertThat(warn.path("level").asText()).isEqualTo("WARN");
-    assertThat(warn.path("loggerName").asText()).isEqualTo("dev.tally.calls");
-    assertThat(warn.path("kvpList").toString())
-        .contains("execution_id")
-        .contains("act_")
-        .contains("\"tool\":\"create_ticket\"")
-        .contains("trace_id");
+    assertThat(warn.path("logger").asText()).isEqualTo("dev.tally.calls");
+    assertThat(warn.path("time").asText())
+        .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z");
+    assertThat(warn.path("execution_id").asText()).startsWith("act_");
+    assertThat(warn.path("tool").asText()).isEqualTo("create_ticket");
+    assertThat(warn.path("decision").asText()).isEqualTo("dispatch");
+    assertThat(warn.path("trace_id").asText()).matches("[0-9a-f]{32}");
+    List<String> names = new ArrayList<>();
+    warn.fieldNames().forEachRemaining(names::add);
+    assertThat(names)
+        .as("the issue's names, flattened at the top level")
+        .containsExactly(
+            "time", "level", "logger", "message", "execution_id", "tool", "decision", "trace_id");
+    for (JsonNode l : lines) {
+      assertThat(l.has("time") && l.has("level") && l.has("logger") && l.has("message"))
+          .as(l.toString())
+          .isTrue();
+      assertThat(l.has("kvpList") || l.has("loggerName") || l.has("timestamp"))
+          .as(l.toString())
+          .isFalse();
+    }
     assertThat(p.stdout() + p.stderr()).doesNotContain(argument).doesNotContain(token);
   }
 }

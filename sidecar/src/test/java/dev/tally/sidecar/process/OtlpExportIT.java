@@ -85,6 +85,7 @@ class OtlpExportIT {
     String traceId = hex(16);
     String clientSpan = hex(8);
     String quietTrace = hex(16);
+    String quietSpan = hex(8);
     TallyProcess p = serve();
     String session;
     String executionId;
@@ -105,9 +106,13 @@ class OtlpExportIT {
           post(
               p.mcp(),
               session,
-              "00-" + quietTrace + "-" + hex(8) + "-00",
+              "00-" + quietTrace + "-" + quietSpan + "-00",
               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
-                  + "\"create_ticket\",\"arguments\":{\"title\":\"quiet-"
+                  + "\"create_ticket\",\"_meta\":{\"traceparent\":\"00-"
+                  + quietTrace
+                  + "-"
+                  + quietSpan
+                  + "-00\"},\"arguments\":{\"title\":\"quiet-"
                   + UUID.randomUUID()
                   + "\"}}}");
       assertThat(quiet.statusCode()).as(quiet.body()).isEqualTo(200);
@@ -119,6 +124,13 @@ class OtlpExportIT {
           .as("the client's trace goes on, sampled")
           .matches("00-" + traceId + "-[0-9a-f]{16}-01");
       String dispatchSpanId = sent.split("-")[2];
+      assertThat(upstream.metaTraceparents.get(0))
+          .as("the MCP server reads the same parent from params._meta (SEP-414)")
+          .isEqualTo(sent);
+      assertThat(upstream.metaTraceparents.get(1))
+          .as("the caller's own _meta traceparent is replaced by Tally's span, as the header is")
+          .isEqualTo(upstream.traceparents.get(1))
+          .doesNotContain(quietSpan);
       // The server span ends after the answer is written: wait for the whole request.
       Poll.until(
           EXPORT,
@@ -250,6 +262,107 @@ class OtlpExportIT {
     assertThat(collector.getAllServeEvents()).isEmpty();
   }
 
+  /**
+   * The MCP conventions define spans per MCP message, not per HTTP request: each request of a
+   * 2025-03-26 batch gets a server span of its own under the client's context (its gated call a
+   * dispatch child whose context the upstream receives, in the header and in {@code _meta}); a GET
+   * stream (standalone listen, or a resumption) gets a {@code tally.stream} server span.
+   */
+  @Test
+  void batchElementsAndGetStreamsEachHaveTheirOwnSpan() throws Exception {
+    String traceId = hex(16);
+    String batchSpan = hex(8);
+    String resumeSpan = hex(8);
+    String listenSpan = hex(8);
+    String batchVersion = "2025-03-26";
+    TallyProcess p = serve();
+    String session;
+    try (p) {
+      session = initialize(p.mcp(), batchVersion);
+      HttpResponse<String> batch =
+          post(
+              p.mcp(),
+              session,
+              batchVersion,
+              "00-" + traceId + "-" + batchSpan + "-01",
+              "[{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+                  + "\"create_ticket\",\"arguments\":{\"title\":\"batched\"}}},"
+                  + "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\"}]");
+      assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
+      assertThat(batch.body()).startsWith("[").contains("ticket T-1 created");
+      assertThat(upstream.traceparents).hasSize(1);
+      String sent = upstream.traceparents.get(0);
+      assertThat(sent).startsWith("00-" + traceId + "-");
+      assertThat(upstream.metaTraceparents).containsExactly(sent);
+
+      HttpResponse<String> resume =
+          http.send(
+              HttpRequest.newBuilder(p.mcp())
+                  .timeout(Duration.ofSeconds(30))
+                  .header("Accept", "text/event-stream")
+                  .header("Mcp-Session-Id", session)
+                  .header("MCP-Protocol-Version", batchVersion)
+                  .header("Last-Event-ID", "no-such-event")
+                  .header("traceparent", "00-" + traceId + "-" + resumeSpan + "-01")
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(resume.statusCode()).as(resume.body()).isGreaterThanOrEqualTo(400);
+      // A standalone stream stays open: its span ends when the client goes away.
+      HttpResponse<java.io.InputStream> listen =
+          http.send(
+              HttpRequest.newBuilder(p.mcp())
+                  .header("Accept", "text/event-stream")
+                  .header("Mcp-Session-Id", session)
+                  .header("MCP-Protocol-Version", batchVersion)
+                  .header("traceparent", "00-" + traceId + "-" + listenSpan + "-01")
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(listen.statusCode()).isEqualTo(200);
+      listen.body().close();
+      Poll.until(
+          EXPORT,
+          () -> spans().stream().anyMatch(s -> s.getName().equals("tally.stream listen")),
+          () -> "exported spans: " + names(spans()));
+      p.terminate();
+      assertThat(p.awaitExit(Duration.ofSeconds(40))).as(p.output()).isZero();
+    }
+    // After the drain every span is flushed.
+    List<Span> spans = spans();
+    Span call =
+        only(
+            spans,
+            s ->
+                s.getName().equals("tools/call create_ticket")
+                    && s.getKind() == Span.SpanKind.SPAN_KIND_SERVER);
+    Span list = only(spans, s -> s.getName().equals("tools/list"));
+    for (Span s : List.of(call, list)) {
+      assertThat(id(s.getTraceId())).isEqualTo(traceId);
+      assertThat(id(s.getParentSpanId())).as("the HTTP request's context").isEqualTo(batchSpan);
+      assertThat(s.getKind()).isEqualTo(Span.SpanKind.SPAN_KIND_SERVER);
+      assertThat(attr(s, "mcp.session.id")).contains(session);
+      assertThat(attr(s, "mcp.protocol.version")).contains(batchVersion);
+    }
+    assertThat(attr(call, "jsonrpc.request.id")).contains("7");
+    assertThat(attr(list, "jsonrpc.request.id")).contains("8");
+    assertThat(attr(call, "tally.decision")).contains("dispatch");
+    Span dispatch =
+        only(spans, s -> id(s.getSpanId()).equals(upstream.traceparents.get(0).split("-")[2]));
+    assertThat(dispatch.getParentSpanId()).isEqualTo(call.getSpanId());
+    assertThat(dispatch.getKind()).isEqualTo(Span.SpanKind.SPAN_KIND_CLIENT);
+
+    Span resumed = only(spans, s -> s.getName().equals("tally.stream resume"));
+    assertThat(id(resumed.getParentSpanId())).isEqualTo(resumeSpan);
+    assertThat(resumed.getKind()).isEqualTo(Span.SpanKind.SPAN_KIND_SERVER);
+    assertThat(attr(resumed, "tally.stream")).contains("resume");
+    assertThat(attr(resumed, "error.type")).isPresent();
+    Span listened = only(spans, s -> s.getName().equals("tally.stream listen"));
+    assertThat(id(listened.getParentSpanId())).isEqualTo(listenSpan);
+    assertThat(attr(listened, "mcp.session.id")).contains(session);
+    assertThat(attr(listened, "mcp.method.name")).as("a GET carries no MCP message").isEmpty();
+  }
+
   private TallyProcess serve() throws Exception {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("OTEL_EXPORTER_OTLP_ENDPOINT", collector.baseUrl());
@@ -279,24 +392,39 @@ class OtlpExportIT {
 
   /** {@code initialize} and {@code notifications/initialized}; returns the session id. */
   private String initialize(URI mcp) throws Exception {
+    return initialize(mcp, VERSION);
+  }
+
+  private String initialize(URI mcp, String version) throws Exception {
     HttpResponse<String> init =
         post(
             mcp,
             null,
+            version,
             null,
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\""
-                + VERSION
+                + version
                 + "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"otlp-it\",\"version\":\"1\"}}}");
     assertThat(init.statusCode()).as(init.body()).isEqualTo(200);
     String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
     HttpResponse<String> note =
-        post(mcp, session, null, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+        post(
+            mcp,
+            session,
+            version,
+            null,
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     assertThat(note.statusCode()).as(note.body()).isEqualTo(202);
     return session;
   }
 
   private HttpResponse<String> post(URI mcp, String session, String traceparent, String body)
       throws Exception {
+    return post(mcp, session, VERSION, traceparent, body);
+  }
+
+  private HttpResponse<String> post(
+      URI mcp, String session, String version, String traceparent, String body) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(mcp)
             .timeout(Duration.ofSeconds(30))
@@ -304,7 +432,7 @@ class OtlpExportIT {
             .header("Accept", "application/json, text/event-stream")
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
-      b.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", VERSION);
+      b.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", version);
     }
     if (traceparent != null) {
       b.header("traceparent", traceparent);

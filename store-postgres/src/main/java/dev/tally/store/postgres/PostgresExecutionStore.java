@@ -107,6 +107,7 @@ public final class PostgresExecutionStore implements ExecutionStore {
   private final DatabaseClock clock;
   private final ClockProbe probe;
   private final long clockTimer;
+  private final UnknownCount unknown;
   private volatile boolean closed;
 
   private PostgresExecutionStore(
@@ -156,6 +157,8 @@ public final class PostgresExecutionStore implements ExecutionStore {
             },
             () -> listener != null && listener.listening(),
             options.pollInterval());
+    this.unknown = new UnknownCount(db, options.healthInterval().toNanos(), () -> closed);
+    unknown.refresh();
     this.healthTimer = vertx.setPeriodic(options.healthInterval().toMillis(), t -> checkHealth());
     this.clockTimer =
         vertx.setPeriodic(
@@ -358,7 +361,11 @@ public final class PostgresExecutionStore implements ExecutionStore {
     return !closed && db.writable();
   }
 
-  /** The store's round trips, outages, notifications and the database clock's offset. */
+  /**
+   * The store's round trips, outages, notifications, the database clock's offset and the operator's
+   * {@code outcome_unknown} gauge: on PostgreSQL the count of every replica's executions in that
+   * state (each replica reports the same number), read as {@link UnknownCount} says.
+   */
   @Override
   public void metrics(Meter m) {
     m.counter(
@@ -392,6 +399,12 @@ public final class PostgresExecutionStore implements ExecutionStore {
             + " holds and retention are compared on the database's clock)",
         "ms",
         () -> clock.offset().toMillis());
+    m.gauge(
+        "tally.outcome_unknown.current",
+        "executions in outcome_unknown now: each needs a status check or an operator (PostgreSQL:"
+            + " of every replica, counted at most one scrape or healthInterval ago)",
+        "",
+        unknown::read);
   }
 
   /** Counters since the store opened (round trips for the benchmark, outages, notifications). */

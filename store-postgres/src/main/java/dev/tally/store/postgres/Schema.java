@@ -34,6 +34,9 @@ import java.util.List;
  * their commits themselves ({@link Notifier}), because transactions that notify commit one at a
  * time. Deletes (retention purges) are still notified by the trigger.
  *
+ * <p>Version 3: a partial index on the executions in {@code outcome_unknown}, which the operator's
+ * gauge counts ({@code tally.outcome_unknown.current}).
+ *
  * <p>The deadline columns ({@code hold_until} in both tables, {@code retain_until}, {@code
  * lease_expires_at}) hold database time ({@link DatabaseClock}); releases before that rule wrote
  * each replica's own time, which for a replica in sync with the database is the same value, so no
@@ -130,7 +133,14 @@ final class Schema {
               END
               $$;
               """
-                  .formatted(NOTIFY_SETTING, NOTIFY_AFTER_COMMIT)));
+                  .formatted(NOTIFY_SETTING, NOTIFY_AFTER_COMMIT)),
+          new Migration(
+              3,
+              "an index on the executions in outcome_unknown, for the operator's gauge",
+              """
+              CREATE INDEX tally_executions_outcome_unknown
+                ON tally_executions (id) WHERE state = 'outcome_unknown';
+              """));
 
   /** The newest version this release knows. */
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

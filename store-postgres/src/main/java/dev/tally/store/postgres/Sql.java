@@ -26,6 +26,12 @@ final class Sql {
               .collect(Collectors.joining(", "))
           + "))";
 
+  /** The executions in {@code outcome_unknown} now, of every replica (the partial index). */
+  static final String COUNT_OUTCOME_UNKNOWN =
+      "SELECT count(*) FROM tally_executions WHERE state = '"
+          + ExecutionState.OUTCOME_UNKNOWN.wireName()
+          + "'";
+
   /** {@link dev.tally.core.execution.Execution#holdsKey} at {@code $1} for the row in alias e. */
   static final String HOLDS = "(" + MAY_HOLD + " AND $1 < e.hold_until)";
 

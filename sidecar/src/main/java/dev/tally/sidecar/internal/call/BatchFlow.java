@@ -9,6 +9,8 @@ import dev.tally.core.mcp.McpNames;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolResults;
+import dev.tally.core.observe.McpOperation;
+import dev.tally.core.observe.RequestSpan;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.Replies;
 import dev.tally.sidecar.internal.http.RequestHeaders;
@@ -26,7 +28,9 @@ import java.util.Optional;
  * a {@link SlotPort} and every other request is forwarded singly, all concurrently; bad elements
  * get their own error. The client gets one JSON array holding a response per request, in request
  * order, and each dispatched execution records {@code delivered} (or {@code
- * completed_not_delivered}) only once that array was written (or could not be).
+ * completed_not_delivered}) only once that array was written (or could not be). Each request and
+ * notification has its own span, as if it had been POSTed alone (the MCP semantic conventions
+ * define spans per message, none per batch); they end when the array was written.
  */
 public final class BatchFlow {
   private BatchFlow() {}
@@ -44,11 +48,14 @@ public final class BatchFlow {
       return;
     }
     List<BatchElement> elements = split.elements();
+    // One span per message (the MCP conventions: an HTTP request may carry several MCP messages),
+    // each a child of the HTTP request's context, all ended once the merged answer was written.
+    List<RequestSpan> spans = new ArrayList<>(elements.size());
     // Notifications and responses first, in order (notifications/initialized before a request).
     Future<BatchSlot> first = Future.succeededFuture();
     for (BatchElement e : elements) {
       if (e.kind() == BatchElement.Kind.NOTIFICATION || e.kind() == BatchElement.Kind.RESPONSE) {
-        first = first.compose(v -> start(ctx, req, bytes, e));
+        first = first.compose(v -> start(ctx, req, bytes, e, spans));
       }
     }
     first.onComplete(
@@ -60,16 +67,29 @@ public final class BatchFlow {
                 e.kind() != BatchElement.Kind.NOTIFICATION
                     && e.kind() != BatchElement.Kind.RESPONSE;
             parts.add(
-                answered ? start(ctx, req, bytes, e) : Future.succeededFuture(BatchSlot.NONE));
+                answered
+                    ? start(ctx, req, bytes, e, spans)
+                    : Future.succeededFuture(BatchSlot.NONE));
           }
-          Future.join(parts).onComplete(w -> write(req.response(), parts));
+          Future.join(parts).onComplete(w -> write(req.response(), parts, spans));
         });
   }
 
   private static Future<BatchSlot> start(
-      ProxyContext ctx, HttpServerRequest req, byte[] bytes, BatchElement e) {
+      ProxyContext ctx,
+      HttpServerRequest req,
+      byte[] bytes,
+      BatchElement e,
+      List<RequestSpan> spans) {
     if (e.kind() == BatchElement.Kind.INVALID) {
       return Future.succeededFuture(BatchSlot.of(ToolResults.error(e.id(), e.error())));
+    }
+    RequestSpan span = RequestSpan.NONE;
+    if (e.kind() != BatchElement.Kind.RESPONSE) {
+      span =
+          ctx.telemetry()
+              .request(McpOperation.of(e.scan(), req.headers()::get), req.headers()::get);
+      spans.add(span);
     }
     boolean request =
         e.kind() == BatchElement.Kind.REQUEST || e.kind() == BatchElement.Kind.TOOLS_CALL;
@@ -90,11 +110,12 @@ public final class BatchFlow {
                         : tool -> ctx.admission().lists(tool, req.headers()::get))
                 : null);
     if (e.kind() == BatchElement.Kind.TOOLS_CALL) {
-      CallPipeline.run(ctx, e.scan(), bytes, e.offset(), e.length(), req, port);
+      CallPipeline.run(ctx, e.scan(), bytes, e.offset(), e.length(), req, port, span);
       return port.slot();
     }
     Optional<CallReply.Refusal> refused = ctx.intake().check(e.scan(), new RequestHeaders(req));
     if (refused.isPresent()) {
+      span.error(refused.get().error().code().name());
       port.refuse(refused.get());
     } else {
       ClientCancellation.notice(ctx, req, e.scan(), bytes, e.offset(), e.length());
@@ -104,7 +125,8 @@ public final class BatchFlow {
   }
 
   /** Writes the merged answer, then tells every element whether it reached the client. */
-  private static void write(HttpServerResponse resp, List<Future<BatchSlot>> parts) {
+  private static void write(
+      HttpServerResponse resp, List<Future<BatchSlot>> parts, List<RequestSpan> spans) {
     List<BatchSlot> slots = new ArrayList<>(parts.size());
     List<byte[]> messages = new ArrayList<>(parts.size());
     for (Future<BatchSlot> f : parts) {
@@ -126,6 +148,10 @@ public final class BatchFlow {
         w -> {
           for (BatchSlot s : slots) {
             s.delivery().written(w.succeeded());
+          }
+          int status = w.succeeded() ? resp.getStatusCode() : 0;
+          for (RequestSpan s : spans) {
+            s.end(status);
           }
         });
   }

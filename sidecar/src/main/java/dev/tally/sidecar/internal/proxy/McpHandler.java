@@ -100,7 +100,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     if (m == HttpMethod.POST) {
       PostFlow.run(ctx, req, hold, span);
     } else if (m == HttpMethod.GET) {
-      get(req);
+      get(req, span);
     } else {
       // DELETE (end a session), OPTIONS and the rest are the upstream's to answer.
       Forwarder.forward(
@@ -108,10 +108,11 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
   }
 
-  private void get(HttpServerRequest req) {
+  private void get(HttpServerRequest req, SpanSlot span) {
     String version = req.getHeader(HeaderNames.PROTOCOL_VERSION);
     boolean legacy = Era.ofHeader(version) == Era.LEGACY;
     String last = req.getHeader(HeaderNames.LAST_EVENT_ID);
+    span.startStream(ctx.telemetry(), last != null && legacy, req.headers()::get);
     if (last != null && legacy) {
       ResumeFlow.run(ctx, req, last);
       return;
