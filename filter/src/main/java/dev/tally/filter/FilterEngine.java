@@ -175,7 +175,7 @@ final class FilterEngine {
       return;
     }
     if (scan.isRequestFor(McpNames.Methods.TOOLS_LIST)) {
-      passAndLearn(req, res, chain, body, scan);
+      passAndLearn(req, res, chain, body, scan, headers);
       return;
     }
     chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
@@ -255,10 +255,20 @@ final class FilterEngine {
       HttpServletResponse res,
       FilterChain chain,
       byte[] body,
-      BodyScan scan)
+      BodyScan scan,
+      Headers headers)
       throws IOException, ServletException {
     LearningTap tap = new LearningTap(settings.maxResponseBytes(), scan.id(), intake.listings());
-    ObservedResponse observed = new ObservedResponse(res, tap);
+    // Write control (issue 18): the learner sees the whole answer, the client only what it may.
+    ListingResponse hiding =
+        intake.admission().listsEverything(headers)
+            ? null
+            : new ListingResponse(
+                res,
+                scan.id(),
+                tool -> intake.admission().lists(tool, headers),
+                settings.maxResponseBytes());
+    ObservedResponse observed = new ObservedResponse(hiding == null ? res : hiding, tap);
     tap.response = observed;
     boolean[] async = new boolean[1];
     BufferedRequest wrapped =
@@ -269,9 +279,16 @@ final class FilterEngine {
                   async[0] = true;
                   ac.addListener(tap);
                 });
+    if (hiding != null) {
+      wrapped.asyncWrapped(hiding::completing);
+    }
     chain.doFilter(wrapped, observed);
     if (!async[0]) {
       tap.end();
+      if (hiding != null) {
+        observed.flushBuffer();
+        hiding.finish();
+      }
     }
   }
 
