@@ -60,13 +60,23 @@ final class FilterEngine {
   private final BodyClassifier classifier;
   private final FilterSettings settings;
   private final String idempotencyHeader;
+  private final SelfClient self;
 
   FilterEngine(
-      CallIntake intake, WireJson json, FilterSettings settings, String idempotencyHeader) {
+      CallIntake intake,
+      WireJson json,
+      FilterSettings settings,
+      String idempotencyHeader,
+      SelfClient self) {
     this.intake = intake;
     this.classifier = BodyClassifier.create(json);
     this.settings = settings;
     this.idempotencyHeader = idempotencyHeader;
+    this.self = self;
+  }
+
+  SelfClient self() {
+    return self;
   }
 
   CallIntake intake() {
@@ -76,6 +86,12 @@ final class FilterEngine {
   void handle(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     if (!"POST".equals(req.getMethod())) {
+      chain.doFilter(req, res);
+      return;
+    }
+    self.learn(req);
+    if (self.claim(req.getHeader(SelfClient.OWN_HEADER))) {
+      // Tally's own request (a confirmed call already recorded as dispatched, a status lookup).
       chain.doFilter(req, res);
       return;
     }
