@@ -92,6 +92,10 @@ final class FilterEngine {
     self.learn(req);
     if (self.claim(req.getHeader(SelfClient.OWN_HEADER))) {
       // Tally's own request (a confirmed call already recorded as dispatched, a status lookup).
+      String key = req.getHeader(idempotencyHeader);
+      if (key != null) {
+        req.setAttribute(EXECUTION_ID_ATTRIBUTE, key);
+      }
       chain.doFilter(req, res);
       return;
     }

@@ -61,14 +61,15 @@ class FilterWriteControlIT {
   void theSwitchHidesWritesFromTheListingAndTheCallUntilSwitchedOnAgain() throws Exception {
     start("writes:\n  enabled: false\n");
     RawMcp mcp = as(WRITER, Map.of());
-    assertThat(listed(mcp)).containsExactly(SdkApp.READ);
+    assertThat(listed(mcp)).containsExactlyInAnyOrder(SdkApp.READ, SdkApp.STATUS);
     JsonNode hidden = mcp.call(RawMcp.toolCall(SdkApp.WRITE, "off-" + UUID.randomUUID()));
     assertThat(hidden.path("error").path("code").asInt()).as(hidden.toString()).isEqualTo(-32602);
     assertThat(hidden.path("error").path("message").asText())
         .isEqualTo("Unknown tool: " + SdkApp.WRITE);
 
     app.filter.gate().writes().writeSwitch().setGlobal(true);
-    assertThat(listed(mcp)).containsExactlyInAnyOrder(SdkApp.READ, SdkApp.WRITE);
+    assertThat(listed(mcp))
+        .containsExactlyInAnyOrder(SdkApp.READ, SdkApp.WRITE, SdkApp.STATUS, SdkApp.CLOSE);
     JsonNode ran = mcp.call(RawMcp.toolCall(SdkApp.WRITE, "on-" + UUID.randomUUID()));
     assertThat(ran.path("result").path("isError").asBoolean(true)).as(ran.toString()).isFalse();
     assertThat(app.writes.get()).isOne();
@@ -79,8 +80,9 @@ class FilterWriteControlIT {
     start("writes:\n  scopeHeader: X-Scopes\n  scope: mcp:write\n");
     RawMcp writer = as(WRITER, Map.of("X-Scopes", "mcp:read mcp:write"));
     RawMcp reader = as(READER, Map.of("X-Scopes", "mcp:read"));
-    assertThat(listed(writer)).containsExactlyInAnyOrder(SdkApp.READ, SdkApp.WRITE);
-    assertThat(listed(reader)).containsExactly(SdkApp.READ);
+    assertThat(listed(writer))
+        .containsExactlyInAnyOrder(SdkApp.READ, SdkApp.WRITE, SdkApp.STATUS, SdkApp.CLOSE);
+    assertThat(listed(reader)).containsExactlyInAnyOrder(SdkApp.READ, SdkApp.STATUS);
     JsonNode refused = reader.call(RawMcp.toolCall(SdkApp.WRITE, "r-" + UUID.randomUUID()));
     assertThat(refused.path("error").path("code").asInt()).as(refused.toString()).isEqualTo(-32602);
     JsonNode read = reader.call(RawMcp.toolCall(SdkApp.READ, "r"));
@@ -93,7 +95,7 @@ class FilterWriteControlIT {
   void aNeverExposedToolNeverAppearsNorRuns() throws Exception {
     start("writes:\n  neverExposed: [" + SdkApp.READ + "]\n");
     RawMcp mcp = as(WRITER, Map.of());
-    assertThat(listed(mcp)).containsExactly(SdkApp.WRITE);
+    assertThat(listed(mcp)).containsExactlyInAnyOrder(SdkApp.WRITE, SdkApp.STATUS, SdkApp.CLOSE);
     JsonNode refused = mcp.call(RawMcp.toolCall(SdkApp.READ, "x"));
     assertThat(refused.path("error").path("code").asInt()).as(refused.toString()).isEqualTo(-32602);
     assertThat(app.reads.get()).isZero();
