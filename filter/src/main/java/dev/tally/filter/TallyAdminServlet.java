@@ -3,6 +3,7 @@ package dev.tally.filter;
 import dev.tally.core.console.ActionDesk;
 import dev.tally.core.console.AdminReply;
 import dev.tally.core.console.AdminToken;
+import dev.tally.core.console.ConsolePage;
 import dev.tally.core.console.StrictBody;
 import dev.tally.core.console.WriteDesk;
 import dev.tally.core.gate.Gate;
@@ -39,7 +40,10 @@ import java.util.concurrent.TimeUnit;
  * whose {@code Origin}, when sent, is this server's own. Registered by {@code web.xml} it finds the
  * filter its context published ({@link TallyFilter#FILTER_ATTRIBUTE}) and reads the admin token
  * from the file named by init-param {@value #TOKEN_FILE_PARAM}, else the environment variable
- * {@code TALLY_ADMIN_TOKEN}. The browser console is not served here (see filter/README.md).
+ * {@code TALLY_ADMIN_TOKEN}. It also serves the console page ({@code /console}, {@code
+ * /console/actions/{id}}: a pending call's link when {@code confirmation.url} names this servlet's
+ * address), the same page as the sidecar's; its operator view needs {@code /v1/executions}, which
+ * only the sidecar's admin port has.
  */
 public final class TallyAdminServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -104,7 +108,9 @@ public final class TallyAdminServlet extends HttpServlet {
       return;
     }
     Headers headers = new ServletHeaders(req);
-    if (p.length >= 2 && p[0].equals("v1") && p[1].equals("actions")) {
+    if (p.length >= 1 && p[0].equals("console") && get) {
+      console(req, res, p);
+    } else if (p.length >= 2 && p[0].equals("v1") && p[1].equals("actions")) {
       actions(req, res, p, get, headers);
     } else if (p.length == 2 && p[0].equals("v1") && p[1].equals("writes")) {
       if (refusedOperator(req, res)) {
@@ -162,6 +168,31 @@ public final class TallyAdminServlet extends HttpServlet {
               "METHOD_NOT_ALLOWED",
               "GET /v1/actions, GET /v1/actions/{id} or POST /v1/actions/{id}/{confirm|cancel}"));
     }
+  }
+
+  /**
+   * The console (core's {@link ConsolePage}) under this servlet's mapping: {@code console}, {@code
+   * console/actions/{id}} (a pending call's {@code confirmUrl}), its script and style.
+   */
+  private static void console(HttpServletRequest req, HttpServletResponse res, String[] p)
+      throws IOException {
+    ConsolePage.Asset a;
+    if (p.length == 1 || p.length == 3 && p[1].equals("actions")) {
+      String mapped = req.getPathInfo() != null ? req.getServletPath() : "";
+      a = ConsolePage.page(req.getContextPath() + mapped);
+    } else if (p.length == 2 && p[1].equals("console.js")) {
+      a = ConsolePage.script();
+    } else if (p.length == 2 && p[1].equals("console.css")) {
+      a = ConsolePage.style();
+    } else {
+      send(res, AdminReply.error(404, "NOT_FOUND", "no such console page"));
+      return;
+    }
+    ConsolePage.HEADERS.forEach(res::setHeader);
+    res.setStatus(200);
+    res.setContentType(a.contentType());
+    res.setContentLength(a.bytes().length);
+    res.getOutputStream().write(a.bytes());
   }
 
   private TallyFilter filter() {

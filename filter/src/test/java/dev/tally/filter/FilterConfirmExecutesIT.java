@@ -186,6 +186,35 @@ class FilterConfirmExecutesIT {
   }
 
   @Test
+  void theConfirmLinkOpensTheConsoleUnderTheServletsMapping() throws Exception {
+    RawMcp alice = as(ALICE);
+    JsonNode first = alice.call(RawMcp.toolCall(SdkApp.WRITE, "link-" + UUID.randomUUID()));
+    String link = first.path("result").path("structuredContent").path("confirmUrl").asText();
+    String id = first.path("result").path("structuredContent").path("actionId").asText();
+    assertThat(link).isEqualTo("https://app.example.com/tally/console/actions/" + id);
+    HttpResponse<String> page =
+        http.send(
+            HttpRequest.newBuilder(app.admin("/console/actions/" + id)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+    assertThat(page.headers().firstValue("Content-Security-Policy").orElse(""))
+        .contains("default-src 'none'")
+        .contains("frame-ancestors 'none'");
+    assertThat(page.body())
+        .contains("src=\"/tally/console/console.js\"")
+        .contains("href=\"/tally/console/console.css\"")
+        .doesNotContain(id);
+    HttpResponse<String> script =
+        http.send(
+            HttpRequest.newBuilder(app.admin("/console/console.js")).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(script.statusCode()).isEqualTo(200);
+    assertThat(script.body()).contains("fetch(base + path");
+    assertThat(app.writes.get()).isZero();
+  }
+
+  @Test
   void aCancelledPendingNeverRunsAndItsRetryGetsTheCancellation() throws Exception {
     RawMcp alice = as(ALICE);
     String message = "cancel-" + UUID.randomUUID();
