@@ -34,6 +34,7 @@ final class BufferedRequest extends HttpServletRequestWrapper {
 
   private ServletResponse asyncResponse;
   private Consumer<AsyncContext> onAsyncStart;
+  private java.util.function.UnaryOperator<AsyncContext> asyncWrapper = ac -> ac;
   private boolean streamTaken;
   private boolean readerTaken;
 
@@ -61,6 +62,12 @@ final class BufferedRequest extends HttpServletRequestWrapper {
   BufferedRequest asyncWith(ServletResponse response, Consumer<AsyncContext> hook) {
     this.asyncResponse = response;
     this.onAsyncStart = hook;
+    return this;
+  }
+
+  /** {@code startAsync()} hands the servlet {@code wrapper}'s view of the async context. */
+  BufferedRequest asyncWrapped(java.util.function.UnaryOperator<AsyncContext> wrapper) {
+    this.asyncWrapper = wrapper;
     return this;
   }
 
@@ -143,7 +150,7 @@ final class BufferedRequest extends HttpServletRequestWrapper {
     if (onAsyncStart != null) {
       onAsyncStart.accept(ac);
     }
-    return ac;
+    return asyncWrapper.apply(ac);
   }
 
   @Override
@@ -152,7 +159,7 @@ final class BufferedRequest extends HttpServletRequestWrapper {
     if (onAsyncStart != null) {
       onAsyncStart.accept(ac);
     }
-    return ac;
+    return asyncWrapper.apply(ac);
   }
 
   /** A re-readable body stream; always ready, so async readers work too. */

@@ -60,13 +60,23 @@ final class FilterEngine {
   private final BodyClassifier classifier;
   private final FilterSettings settings;
   private final String idempotencyHeader;
+  private final SelfClient self;
 
   FilterEngine(
-      CallIntake intake, WireJson json, FilterSettings settings, String idempotencyHeader) {
+      CallIntake intake,
+      WireJson json,
+      FilterSettings settings,
+      String idempotencyHeader,
+      SelfClient self) {
     this.intake = intake;
     this.classifier = BodyClassifier.create(json);
     this.settings = settings;
     this.idempotencyHeader = idempotencyHeader;
+    this.self = self;
+  }
+
+  SelfClient self() {
+    return self;
   }
 
   CallIntake intake() {
@@ -76,6 +86,16 @@ final class FilterEngine {
   void handle(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
     if (!"POST".equals(req.getMethod())) {
+      chain.doFilter(req, res);
+      return;
+    }
+    self.learn(req);
+    if (self.claim(req.getHeader(SelfClient.OWN_HEADER))) {
+      // Tally's own request (a confirmed call already recorded as dispatched, a status lookup).
+      String key = req.getHeader(idempotencyHeader);
+      if (key != null) {
+        req.setAttribute(EXECUTION_ID_ATTRIBUTE, key);
+      }
       chain.doFilter(req, res);
       return;
     }
@@ -175,7 +195,7 @@ final class FilterEngine {
       return;
     }
     if (scan.isRequestFor(McpNames.Methods.TOOLS_LIST)) {
-      passAndLearn(req, res, chain, body, scan);
+      passAndLearn(req, res, chain, body, scan, headers);
       return;
     }
     chain.doFilter(new BufferedRequest(req, body).asyncWith(res, null), res);
@@ -255,10 +275,20 @@ final class FilterEngine {
       HttpServletResponse res,
       FilterChain chain,
       byte[] body,
-      BodyScan scan)
+      BodyScan scan,
+      Headers headers)
       throws IOException, ServletException {
     LearningTap tap = new LearningTap(settings.maxResponseBytes(), scan.id(), intake.listings());
-    ObservedResponse observed = new ObservedResponse(res, tap);
+    // Write control (issue 18): the learner sees the whole answer, the client only what it may.
+    ListingResponse hiding =
+        intake.admission().listsEverything(headers)
+            ? null
+            : new ListingResponse(
+                res,
+                scan.id(),
+                tool -> intake.admission().lists(tool, headers),
+                settings.maxResponseBytes());
+    ObservedResponse observed = new ObservedResponse(hiding == null ? res : hiding, tap);
     tap.response = observed;
     boolean[] async = new boolean[1];
     BufferedRequest wrapped =
@@ -269,9 +299,16 @@ final class FilterEngine {
                   async[0] = true;
                   ac.addListener(tap);
                 });
+    if (hiding != null) {
+      wrapped.asyncWrapped(hiding::completing);
+    }
     chain.doFilter(wrapped, observed);
     if (!async[0]) {
       tap.end();
+      if (hiding != null) {
+        observed.flushBuffer();
+        hiding.finish();
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package dev.tally.filter;
 import dev.tally.core.config.ConfigSection;
 import dev.tally.core.config.LimitsConfig;
 import dev.tally.core.config.TallyConfig;
+import java.net.URI;
 import java.util.Objects;
 
 /**
@@ -19,9 +20,12 @@ import java.util.Objects;
  *     auto} (default), {@code sse} or {@code json}
  * @param target the upstream identity recorded in action records, {@code filter.target} (default
  *     {@value #DEFAULT_TARGET})
+ * @param selfUrl the application's own MCP endpoint as the filter reaches it to run a confirmed
+ *     call or ask a status tool, {@code filter.selfUrl} (an absolute {@code http}/{@code https}
+ *     URL); {@code null} (default): the local address and path of the MCP requests the filter sees
  */
 public record FilterSettings(
-    int maxRequestBytes, int maxResponseBytes, Framing framing, String target) {
+    int maxRequestBytes, int maxResponseBytes, Framing framing, String target, URI selfUrl) {
 
   /** How the filter frames the answers it writes itself. */
   public enum Framing {
@@ -37,6 +41,11 @@ public record FilterSettings(
   public static final int DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
   public static final String DEFAULT_TARGET = "app";
 
+  /** Settings without a configured {@code selfUrl}. */
+  public FilterSettings(int maxRequestBytes, int maxResponseBytes, Framing framing, String target) {
+    this(maxRequestBytes, maxResponseBytes, framing, target, null);
+  }
+
   public FilterSettings {
     if (maxRequestBytes <= 0) {
       throw new IllegalArgumentException(
@@ -50,6 +59,14 @@ public record FilterSettings(
     if (target == null || target.isBlank()) {
       throw new IllegalArgumentException(
           "filter.target: " + target + " (expected: a non-empty name)");
+    }
+    if (selfUrl != null
+        && (!selfUrl.isAbsolute()
+            || !("http".equalsIgnoreCase(selfUrl.getScheme())
+                || "https".equalsIgnoreCase(selfUrl.getScheme()))
+            || selfUrl.getHost() == null)) {
+      throw new IllegalArgumentException(
+          "filter.selfUrl: " + selfUrl + " (expected: an absolute http or https URL)");
     }
   }
 
@@ -66,25 +83,42 @@ public record FilterSettings(
    */
   public static FilterSettings from(TallyConfig config) {
     ConfigSection s = config.adapters().section(SECTION);
-    s.allowKeys("maxResponseBytes", "framing", "target");
+    s.allowKeys("maxResponseBytes", "framing", "target", "selfUrl");
     long maxResponse =
         s.bytes("maxResponseBytes", (long) DEFAULT_MAX_RESPONSE_BYTES, 1024, Integer.MAX_VALUE);
     Framing framing = s.choice("framing", Framing.AUTO, Framing.class);
     String target =
         s.string(
             "target", DEFAULT_TARGET, v -> !v.isBlank() && v.length() <= 200, "a non-empty name");
+    String self =
+        s.string("selfUrl", null, FilterSettings::isHttpUrl, "an absolute http or https URL");
     s.throwIfInvalid("configuration");
     return new FilterSettings(
-        config.limits().maxRequestBytes(), (int) maxResponse, framing, target);
+        config.limits().maxRequestBytes(),
+        (int) maxResponse,
+        framing,
+        target,
+        self == null ? null : URI.create(self));
+  }
+
+  private static boolean isHttpUrl(String v) {
+    try {
+      URI u = new URI(v);
+      return u.isAbsolute()
+          && ("http".equalsIgnoreCase(u.getScheme()) || "https".equalsIgnoreCase(u.getScheme()))
+          && u.getHost() != null;
+    } catch (java.net.URISyntaxException e) {
+      return false;
+    }
   }
 
   /** A copy with other body limits. */
   public FilterSettings withLimits(int maxRequest, int maxResponse) {
-    return new FilterSettings(maxRequest, maxResponse, framing, target);
+    return new FilterSettings(maxRequest, maxResponse, framing, target, selfUrl);
   }
 
   /** A copy with another framing. */
   public FilterSettings withFraming(Framing f) {
-    return new FilterSettings(maxRequestBytes, maxResponseBytes, f, target);
+    return new FilterSettings(maxRequestBytes, maxResponseBytes, f, target, selfUrl);
   }
 }

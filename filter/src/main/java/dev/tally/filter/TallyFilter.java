@@ -73,6 +73,14 @@ public final class TallyFilter implements Filter {
   private volatile FilterEngine engine;
   private volatile TallyRuntime runtime;
   private volatile OtelTelemetry telemetry;
+  private volatile java.util.concurrent.ScheduledExecutorService sweeper;
+  private volatile Clock clock = Clock.systemUTC();
+
+  /**
+   * The servlet context attribute under which an initialized filter publishes itself, so that a
+   * {@link TallyAdminServlet} registered by {@code web.xml} finds it.
+   */
+  public static final String FILTER_ATTRIBUTE = "dev.tally.filter";
 
   /** A filter that configures itself from its init-params in {@link #init(FilterConfig)}. */
   public TallyFilter() {}
@@ -109,12 +117,61 @@ public final class TallyFilter implements Filter {
         TallyFilter built = b.build();
         this.runtime = built.runtime;
         this.telemetry = built.telemetry;
+        this.clock = built.clock;
         this.engine = built.engine;
       } catch (RuntimeException e) {
         throw new ServletException("tally filter: " + e.getMessage(), e);
       }
     }
     engine.intake().catalogue().start();
+    if (config != null && config.getServletContext() != null) {
+      config.getServletContext().setAttribute(FILTER_ATTRIBUTE, this);
+    }
+    startSweep();
+  }
+
+  /**
+   * Pending calls whose time is up become {@code expired} even when nobody asks about them (every
+   * {@link dev.tally.core.gate.Confirmations#SWEEP_EVERY}, as in the sidecar).
+   */
+  private synchronized void startSweep() {
+    if (sweeper != null) {
+      return;
+    }
+    sweeper =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tally-filter-expiry");
+              t.setDaemon(true);
+              return t;
+            });
+    long every = dev.tally.core.gate.Confirmations.SWEEP_EVERY.toMillis();
+    sweeper.scheduleWithFixedDelay(
+        () -> {
+          try {
+            runtime
+                .gate()
+                .confirmations()
+                .expireDue()
+                .toCompletableFuture()
+                .get(every, java.util.concurrent.TimeUnit.MILLISECONDS);
+          } catch (Exception e) {
+            // the next round tries again
+          }
+        },
+        every,
+        every,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** The clock of windows and expiries (the builder's). */
+  Clock clock() {
+    return clock;
+  }
+
+  /** The filter's own client to the application's MCP endpoint (confirmed calls, status tools). */
+  SelfClient self() {
+    return engine.self();
   }
 
   /**
@@ -186,6 +243,14 @@ public final class TallyFilter implements Filter {
 
   @Override
   public void destroy() {
+    java.util.concurrent.ScheduledExecutorService s = sweeper;
+    if (s != null) {
+      s.shutdownNow();
+    }
+    FilterEngine e = engine;
+    if (e != null) {
+      e.self().close();
+    }
     TallyRuntime r = runtime;
     if (r != null) {
       r.close();
@@ -309,6 +374,16 @@ public final class TallyFilter implements Filter {
               .clock(clock)
               .log(Builder::log)
               .telemetry(t);
+      // The status tools' client needs the gate's idempotency header: bound once it is built.
+      java.util.concurrent.atomic.AtomicReference<SelfClient> self =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      b.statusLookup(
+          (tool, args, headers) -> {
+            SelfClient c = self.get();
+            return c == null
+                ? CompletableFuture.completedFuture(java.util.Optional.empty())
+                : c.lookup(tool, args, headers);
+          });
       if (store != null) {
         b.store(store);
       }
@@ -339,10 +414,13 @@ public final class TallyFilter implements Filter {
               .withLister(toolListing == null ? null : lister(toolListing));
       CallIntake intake =
           CallIntake.create(Admission.of(runtime.gate()), json, fs.target(), catalogue);
-      return new TallyFilter(
-          new FilterEngine(intake, json, fs, runtime.gate().options().idempotencyHeader()),
-          runtime,
-          t);
+      String idempotencyHeader = runtime.gate().options().idempotencyHeader();
+      self.set(new SelfClient(fs.selfUrl(), idempotencyHeader, fs.maxResponseBytes()));
+      TallyFilter built =
+          new TallyFilter(
+              new FilterEngine(intake, json, fs, idempotencyHeader, self.get()), runtime, t);
+      built.clock = clock;
+      return built;
     }
 
     private static ToolCatalogue.Lister lister(Supplier<String> listing) {

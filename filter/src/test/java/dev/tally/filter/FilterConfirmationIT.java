@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 18 through the servlet filter in front of the MCP Java SDK in Jetty: the same engine as the
  * sidecar answers the pending result, keeps a decision for the retry, and hides writes as unknown
- * tools. The filter has no admin port: a person's decision reaches it through {@link Confirmations}
- * (the sidecar's console and actions API are the user-facing way); confirming authorizes, and the
- * agent's retry runs the call under the same execution id.
+ * tools. Here the decision goes through {@link Confirmations#authorize} (for code that cannot run
+ * the call itself): the agent's retry then runs it under the same execution id. The user-facing
+ * way, {@link TallyAdminServlet}, runs it at once ({@code FilterConfirmExecutesIT}).
  */
 class FilterConfirmationIT {
   private static final String ALICE = "Bearer alice-filter-token-0123";

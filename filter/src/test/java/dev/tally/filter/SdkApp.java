@@ -44,6 +44,24 @@ final class SdkApp {
   static final String WRITE = "write_ticket";
   static final String READ = "read_ticket";
 
+  /**
+   * A read-only status tool: {@code {"executionId": id}} answers {@code status: completed} with the
+   * write's result when a write ran under that id, else {@code not_found}.
+   */
+  static final String STATUS = "ticket_status";
+
+  /** A request header that makes the app drop its answer to that request (a lost answer). */
+  static final String DROP_ANSWER = "X-Test-Drop-Answer";
+
+  /** A write tool whose runs are counted apart ({@link #closes}) and found by {@link #STATUS}. */
+  static final String CLOSE = "close_ticket";
+
+  final AtomicInteger statusLookups = new AtomicInteger();
+  final AtomicInteger closes = new AtomicInteger();
+
+  /** The result text of each write, by the Idempotency-Key it ran under. */
+  final Map<String, String> written = new java.util.concurrent.ConcurrentHashMap<>();
+
   final AtomicInteger writes = new AtomicInteger();
   final AtomicInteger reads = new AtomicInteger();
   final AtomicInteger reachedServlet = new AtomicInteger();
@@ -125,6 +143,8 @@ final class SdkApp {
                           Object tp = req.meta() == null ? null : req.meta().get("traceparent");
                           metaTraceparents.add(String.valueOf(tp));
                           int n = writes.incrementAndGet();
+                          String text = "ticket T-" + n + " for " + req.arguments().get("message");
+                          written.put(String.valueOf(ex.transportContext().get("key")), text);
                           Object meta =
                               req.meta() == null ? null : req.meta().get("dev.tally/executionId");
                           seen.add(
@@ -145,6 +165,52 @@ final class SdkApp {
                             McpSchema.CallToolResult.builder()
                                 .addTextContent("read #" + reads.incrementAndGet())
                                 .build())
+                    .build(),
+                McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(
+                        McpSchema.Tool.builder(CLOSE, McpJsonDefaults.getMapper(), schema)
+                            .description("closes a ticket")
+                            .build())
+                    .callHandler(
+                        (ex, req) -> {
+                          String text =
+                              "ticket T-"
+                                  + closes.incrementAndGet()
+                                  + " for "
+                                  + req.arguments().get("message");
+                          written.put(String.valueOf(ex.transportContext().get("key")), text);
+                          return McpSchema.CallToolResult.builder().addTextContent(text).build();
+                        })
+                    .build(),
+                McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(
+                        McpSchema.Tool.builder(STATUS, McpJsonDefaults.getMapper(), schema)
+                            .description("finds a ticket by execution id")
+                            .annotations(
+                                new McpSchema.ToolAnnotations(
+                                    "status", true, false, true, false, null))
+                            .build())
+                    .callHandler(
+                        (ex, req) -> {
+                          statusLookups.incrementAndGet();
+                          String text =
+                              written.get(String.valueOf(req.arguments().get("executionId")));
+                          Map<String, Object> sc = new HashMap<>();
+                          if (text == null) {
+                            sc.put("status", "not_found");
+                          } else {
+                            sc.put("status", "completed");
+                            sc.put(
+                                "result",
+                                Map.of(
+                                    "content",
+                                    List.of(Map.of("type", "text", "text", "found " + text))));
+                          }
+                          return McpSchema.CallToolResult.builder()
+                              .addTextContent(String.valueOf(sc.get("status")))
+                              .structuredContent(sc)
+                              .build();
+                        })
                     .build())
             .build();
     server.set(mcp);
@@ -242,6 +308,67 @@ final class SdkApp {
                 }));
   }
 
+  /**
+   * The app with a Tally filter configured by {@code config} (its own store) and {@link
+   * TallyAdminServlet} at {@code /tally/*} guarded by {@code adminToken}; a request carrying {@link
+   * #DROP_ANSWER} has its answer dropped between the app and the filter.
+   */
+  static SdkApp withAdmin(TallyConfig config, String adminToken, java.time.Clock clock)
+      throws Exception {
+    TallyFilter filter = TallyFilter.builder().config(config).keys(keys()).clock(clock).build();
+    return new SdkApp(
+        null,
+        filter,
+        ctx -> {
+          ServletHolder admin = new ServletHolder(new TallyAdminServlet(filter, adminToken));
+          ctx.addServlet(admin, "/tally/*");
+          FilterHolder drop = new FilterHolder(dropping());
+          drop.setAsyncSupported(true);
+          ctx.addFilter(drop, "/mcp", EnumSet.of(DispatcherType.REQUEST));
+        });
+  }
+
+  /** Drops the answer to a request with {@link #DROP_ANSWER}: the tool runs, nothing comes back. */
+  private static Filter dropping() {
+    return (req, res, chain) -> {
+      if (((jakarta.servlet.http.HttpServletRequest) req).getHeader(DROP_ANSWER) == null) {
+        chain.doFilter(req, res);
+        return;
+      }
+      jakarta.servlet.http.HttpServletResponse lost =
+          new jakarta.servlet.http.HttpServletResponseWrapper(
+              (jakarta.servlet.http.HttpServletResponse) res) {
+            private final java.io.PrintWriter nowhere =
+                new java.io.PrintWriter(java.io.Writer.nullWriter());
+
+            @Override
+            public java.io.PrintWriter getWriter() {
+              return nowhere;
+            }
+
+            @Override
+            public jakarta.servlet.ServletOutputStream getOutputStream() {
+              return new jakarta.servlet.ServletOutputStream() {
+                @Override
+                public void write(int b) {}
+
+                @Override
+                public boolean isReady() {
+                  return true;
+                }
+
+                @Override
+                public void setWriteListener(jakarta.servlet.WriteListener l) {}
+              };
+            }
+
+            @Override
+            public void flushBuffer() {}
+          };
+      chain.doFilter(req, lost);
+    };
+  }
+
   /** The same app without Tally. */
   static SdkApp plain() throws Exception {
     return new SdkApp(null, null);
@@ -250,6 +377,11 @@ final class SdkApp {
   static KeyRing keys() {
     return KeyRing.of(
         HmacKey.of("test", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  /** Where {@link TallyAdminServlet} answers in an app made by {@link #withAdmin}. */
+  URI admin(String path) {
+    return URI.create(baseUrl() + "/tally" + path);
   }
 
   URI endpoint() {

@@ -15,6 +15,8 @@ import java.util.Objects;
 final class ActivityEntries {
   static final String TRANSITION = "transition";
   static final String RETRY = "retry";
+  static final String STATUS_LOOKUP = "status_lookup";
+  static final String CONTROL = "control";
 
   static final int MAX_NAME = 256;
   static final int MAX_SUMMARY = 1024;
@@ -103,6 +105,51 @@ final class ActivityEntries {
     e.put("tool", Text.clean(x.tool(), MAX_NAME));
     e.put(EntryCodec.TYPE, type);
     e.put("version", x.version());
+    return e;
+  }
+
+  /** A {@code status_lookup} entry (issue 18): which status tool said what about {@code x}. */
+  static FlatEntry statusLookup(
+      Execution x, String statusTool, String answer, int attempt, String target, Instant at) {
+    FlatEntry e = new FlatEntry(MEMBERS);
+    e.put("actor", Text.clean(x.actor(), MAX_NAME));
+    e.put("answer", Text.clean(answer, MAX_NAME));
+    e.put(EntryCodec.AT, IsoInstant.format(at));
+    e.put("attempt", attempt);
+    e.put("class", x.toolClass().wireName());
+    e.put("execution", x.id().value());
+    e.put("fingerprint", Text.clean(x.fingerprint(), MAX_NAME));
+    e.put("match", matchName(x.matchKind()));
+    e.put("scope", Text.clean(x.intentScope(), MAX_NAME));
+    e.put("state", x.state().wireName());
+    if (statusTool != null) {
+      e.put("status_tool", Text.clean(statusTool, MAX_NAME));
+    }
+    if (target != null) {
+      e.put("target", target);
+    }
+    e.put("tool", Text.clean(x.tool(), MAX_NAME));
+    e.put(EntryCodec.TYPE, STATUS_LOOKUP);
+    e.put("version", x.version());
+    return e;
+  }
+
+  /**
+   * A {@code control} entry (issue 18): the operator's write switch moved, or an actor was revoked
+   * or restored; {@code actor} null: for everyone.
+   */
+  static FlatEntry control(String event, String actor, String position, Instant at) {
+    FlatEntry e = new FlatEntry(8);
+    if (actor != null) {
+      e.put("actor", Text.clean(actor, MAX_NAME));
+    }
+    e.put("applies_to", actor == null ? "all" : "actor");
+    e.put(EntryCodec.AT, IsoInstant.format(at));
+    e.put("event", Text.clean(event, MAX_NAME));
+    if (position != null) {
+      e.put("position", Text.clean(position, MAX_NAME));
+    }
+    e.put(EntryCodec.TYPE, CONTROL);
     return e;
   }
 

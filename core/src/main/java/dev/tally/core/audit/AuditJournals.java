@@ -202,6 +202,23 @@ public final class AuditJournals implements AuditSink, AutoCloseable {
   }
 
   @Override
+  public void control(String event, String actor, String position, Instant at) {
+    Objects.requireNonNull(event, "event");
+    Objects.requireNonNull(at, "at");
+    activity.append(ActivityEntries.control(event, actor, position, at));
+  }
+
+  @Override
+  public void statusLookup(
+      Execution execution, String statusTool, String answer, int attempt, Instant at) {
+    Objects.requireNonNull(execution, "execution");
+    Objects.requireNonNull(answer, "answer");
+    Objects.requireNonNull(at, "at");
+    activity.append(
+        ActivityEntries.statusLookup(execution, statusTool, answer, attempt, options.target(), at));
+  }
+
+  @Override
   public void session(SessionSeen seen) {
     Objects.requireNonNull(seen, "seen");
     synchronized (tracker) {

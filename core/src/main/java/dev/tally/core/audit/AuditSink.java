@@ -50,6 +50,22 @@ public interface AuditSink {
    */
   default void attribute(ExecutionId id, SessionRef session) {}
 
+  /**
+   * The operator changed write control (issue 18): {@code event} is {@code write_switch} (the
+   * switch moved to {@code position} {@code on}, {@code off} or {@code cleared}, for everyone when
+   * {@code actor} is null, else for that actor), {@code revoke} or {@code restore} (of {@code
+   * actor}; {@code position} null). Does nothing by default.
+   */
+  default void control(String event, String actor, String position, Instant at) {}
+
+  /**
+   * A status tool was asked about {@code execution} (issue 18), for the {@code attempt}-th time;
+   * {@code answer} is what it said: {@code completed}, {@code not_found}, {@code unanswered} (no
+   * answer was had), {@code error} or {@code unrecognized}. Does nothing by default.
+   */
+  default void statusLookup(
+      Execution execution, String statusTool, String answer, int attempt, Instant at) {}
+
   /** Makes every entry reported before this call durable (one fsync per journal). */
   void flush();
 

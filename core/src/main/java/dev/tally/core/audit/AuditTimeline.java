@@ -26,6 +26,7 @@ import java.util.Optional;
 public final class AuditTimeline {
   private static final String TRANSITION = ActivityEntries.TRANSITION;
   private static final String RETRY = ActivityEntries.RETRY;
+  private static final String STATUS_LOOKUP = ActivityEntries.STATUS_LOOKUP;
 
   private AuditTimeline() {}
 
@@ -40,10 +41,16 @@ public final class AuditTimeline {
       throw new UncheckedIOException(dir + ": cannot read the audit journals", e);
     }
     Map<String, List<Entry>> byExecution = new LinkedHashMap<>();
+    List<Entry> controls = new ArrayList<>();
     for (Entry e : activity.entries()) {
       String id = e.text("execution");
-      if (id != null && (TRANSITION.equals(e.type()) || RETRY.equals(e.type()))) {
+      if (id != null
+          && (TRANSITION.equals(e.type())
+              || RETRY.equals(e.type())
+              || STATUS_LOOKUP.equals(e.type()))) {
         byExecution.computeIfAbsent(id, k -> new ArrayList<>()).add(e);
+      } else if (ActivityEntries.CONTROL.equals(e.type())) {
+        controls.add(e);
       }
     }
     StringBuilder out = new StringBuilder();
@@ -61,6 +68,7 @@ public final class AuditTimeline {
       }
     } else {
       overview(out, byExecution);
+      controls(out, controls);
     }
     int unreadable = activity.unreadable() + sessions.unreadable();
     if (unreadable > 0) {
@@ -119,6 +127,25 @@ public final class AuditTimeline {
     }
   }
 
+  /** The operator's write-control changes (issue 18), oldest first. */
+  private static void controls(StringBuilder out, List<Entry> controls) {
+    if (controls.isEmpty()) {
+      return;
+    }
+    out.append("\nWrite control (time, change, for):\n");
+    for (Entry e : controls) {
+      String event = orDash(e.text("event"));
+      String what = "write_switch".equals(event) ? "writes " + orDash(e.text("position")) : event;
+      String actor = e.text("actor");
+      out.append(columnTime(e.at()))
+          .append("  ")
+          .append(what)
+          .append("  ")
+          .append(actor == null ? "everyone" : actor)
+          .append('\n');
+    }
+  }
+
   private static void detail(
       StringBuilder out,
       String id,
@@ -138,7 +165,11 @@ public final class AuditTimeline {
     for (Entry e : mine) {
       Instant at = e.at();
       String what =
-          RETRY.equals(e.type()) ? "retry: " + orDash(e.text("outcome")) : orDash(e.text("state"));
+          RETRY.equals(e.type())
+              ? "retry: " + orDash(e.text("outcome"))
+              : STATUS_LOOKUP.equals(e.type())
+                  ? "status lookup: " + orDash(e.text("answer"))
+                  : orDash(e.text("state"));
       List<String> notes = new ArrayList<>();
       if (previous != null && at != null) {
         notes.add("+" + Duration.between(previous, at).toMillis() + " ms");

@@ -20,6 +20,13 @@ final class TimelineFindings {
    * before it, or {@code null}), since later entries repeat the outcome of earlier ones.
    */
   static void describe(Entry e, Entry previous, Map<String, Entry> sessions, List<String> notes) {
+    if (ActivityEntries.STATUS_LOOKUP.equals(e.type())) {
+      notes.add(
+          "asked "
+              + (e.text("status_tool") == null ? "the status tool" : e.text("status_tool"))
+              + (e.text("attempt") == null ? "" : " (attempt " + e.text("attempt") + ")"));
+      return;
+    }
     if (e.text("owner") != null && !e.text("owner").equals(previousText(previous, "owner"))) {
       notes.add("owner " + e.text("owner"));
     }

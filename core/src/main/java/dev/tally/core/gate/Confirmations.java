@@ -41,6 +41,12 @@ import java.util.concurrent.CompletionStage;
  * of activity nor any log sees those bytes.
  */
 public final class Confirmations {
+  /**
+   * How often an adapter runs {@link #expireDue()}, so that pending calls whose time is up become
+   * {@code expired} even when nobody asks about them.
+   */
+  public static final java.time.Duration SWEEP_EVERY = java.time.Duration.ofSeconds(15);
+
   /** What the stored call is replaced with once it is no longer needed. */
   static final byte[] WIPED = "{}".getBytes(StandardCharsets.UTF_8);
 

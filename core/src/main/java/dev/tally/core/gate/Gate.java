@@ -76,9 +76,15 @@ public final class Gate implements AutoCloseable {
       StatusLookup statusLookup,
       Telemetry telemetry) {
     this.telemetry = telemetry;
-    this.statusChecks = new StatusChecks(store, clock, statusLookup);
+    this.statusChecks = new StatusChecks(store, clock, statusLookup, audit);
     this.audit = audit;
     this.writes = writes;
+    if (audit != AuditSink.noop()) {
+      // Every change of write control is in the audit chain, whoever made it (issue 18).
+      writes
+          .writeSwitch()
+          .watch(c -> audit.control(c.event(), c.actor(), c.position(), clock.instant()));
+    }
     this.confirmations =
         new Confirmations(this, store, contracts, actors, writes, confirmation, clock);
     this.actors = actors;

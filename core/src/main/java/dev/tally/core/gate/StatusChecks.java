@@ -46,12 +46,18 @@ public final class StatusChecks {
   private final ExecutionStore store;
   private final Clock clock;
   private final StatusLookup lookup;
+  private final dev.tally.core.audit.AuditSink audit;
   private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
 
-  StatusChecks(ExecutionStore store, Clock clock, StatusLookup lookup) {
+  StatusChecks(
+      ExecutionStore store,
+      Clock clock,
+      StatusLookup lookup,
+      dev.tally.core.audit.AuditSink audit) {
     this.store = store;
     this.clock = clock;
     this.lookup = lookup;
+    this.audit = audit;
   }
 
   /**
@@ -63,7 +69,8 @@ public final class StatusChecks {
       return CompletableFuture.completedFuture(e);
     }
     AtomicInteger n = attempts.computeIfAbsent(e.id().value(), k -> new AtomicInteger());
-    if (n.incrementAndGet() > MAX_ATTEMPTS) {
+    int attempt = n.incrementAndGet();
+    if (attempt > MAX_ATTEMPTS) {
       return CompletableFuture.completedFuture(e);
     }
     ObjectNode args = JSON.createObjectNode();
@@ -76,8 +83,37 @@ public final class StatusChecks {
     }
     return lookup
         .call(contract.statusTool(), body, headers)
-        .thenCompose(answer -> apply(e, contract, answer))
+        .thenCompose(
+            answer -> {
+              report(e, contract, answer, attempt);
+              return apply(e, contract, answer);
+            })
         .exceptionally(err -> e);
+  }
+
+  /** Puts the lookup and what it answered in the audit chain; never throws. */
+  private void report(Execution e, ToolContract contract, Optional<RpcOutcome> answer, int n) {
+    try {
+      audit.statusLookup(e, contract.statusTool(), answerOf(answer), n, clock.instant());
+    } catch (RuntimeException x) {
+      // The lookup stands; an audit journal that cannot write shows as a gap at verify time.
+    }
+  }
+
+  /** What a status tool's answer said, in the audit's words. */
+  static String answerOf(Optional<RpcOutcome> answer) {
+    if (answer.isEmpty()) {
+      return "unanswered";
+    }
+    if (!(answer.get() instanceof RpcOutcome.Result r) || r.isError()) {
+      return "error";
+    }
+    try {
+      String status = JSON.readTree(r.result()).path("structuredContent").path("status").asText("");
+      return status.equals("completed") || status.equals("not_found") ? status : "unrecognized";
+    } catch (IOException x) {
+      return "unrecognized";
+    }
   }
 
   private CompletionStage<Execution> apply(

@@ -33,8 +33,24 @@ public final class WriteSwitch {
     }
   }
 
+  /**
+   * What one change did: {@code event} {@code write_switch} ({@code on} true, false, or null for a
+   * cleared per-actor position), {@code revoke} or {@code restore}; {@code actor} null: the global
+   * position.
+   */
+  public record Change(String event, String actor, Boolean on) {
+    /** {@code on}, {@code off} or {@code cleared} for a switch change; null otherwise. */
+    public String position() {
+      if (!event.equals("write_switch")) {
+        return null;
+      }
+      return on == null ? "cleared" : on ? "on" : "off";
+    }
+  }
+
   private final AtomicReference<State> state;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.Consumer<Change>> watchers = new CopyOnWriteArrayList<>();
 
   private WriteSwitch(State initial) {
     this.state = new AtomicReference<>(initial);
@@ -55,7 +71,8 @@ public final class WriteSwitch {
 
   /** Sets the global position. */
   public State setGlobal(boolean on) {
-    return change(s -> new State(on, s.actors(), s.revoked()));
+    return change(
+        s -> new State(on, s.actors(), s.revoked()), new Change("write_switch", null, on));
   }
 
   /** Sets {@code actor}'s own position, or clears it ({@code null}) so the global one applies. */
@@ -70,7 +87,8 @@ public final class WriteSwitch {
             a.put(actor, on);
           }
           return new State(s.global(), a, s.revoked());
-        });
+        },
+        new Change("write_switch", actor, on));
   }
 
   /** Revokes {@code actor}: no write, whatever its positions say, until {@link #restore}. */
@@ -80,7 +98,8 @@ public final class WriteSwitch {
           Set<String> r = new HashSet<>(s.revoked());
           r.add(actor);
           return new State(s.global(), s.actors(), r);
-        });
+        },
+        new Change("revoke", actor, null));
   }
 
   /** Ends a revocation of {@code actor}. */
@@ -90,7 +109,8 @@ public final class WriteSwitch {
           Set<String> r = new HashSet<>(s.revoked());
           r.remove(actor);
           return new State(s.global(), s.actors(), r);
-        });
+        },
+        new Change("restore", actor, null));
   }
 
   /** Runs {@code r} after every change (on the changing thread; it must not block). */
@@ -98,8 +118,20 @@ public final class WriteSwitch {
     listeners.add(Objects.requireNonNull(r));
   }
 
-  private State change(java.util.function.UnaryOperator<State> f) {
+  /** Hands {@code w} what each change did (on the changing thread; it must not block). */
+  public void watch(java.util.function.Consumer<Change> w) {
+    watchers.add(Objects.requireNonNull(w));
+  }
+
+  private State change(java.util.function.UnaryOperator<State> f, Change what) {
     State next = state.updateAndGet(f);
+    for (java.util.function.Consumer<Change> w : watchers) {
+      try {
+        w.accept(what);
+      } catch (RuntimeException e) {
+        // A watcher's failure does not undo the change.
+      }
+    }
     for (Runnable r : listeners) {
       try {
         r.run();

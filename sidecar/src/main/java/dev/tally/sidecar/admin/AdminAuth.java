@@ -1,9 +1,7 @@
 package dev.tally.sidecar.admin;
 
+import dev.tally.core.console.AdminToken;
 import io.vertx.core.http.HttpServerRequest;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * Who may read or change executions on the admin port: the one place that judges a request's
@@ -63,15 +61,15 @@ final class AdminAuth {
               + " characters) and send it as a bearer token",
           false);
 
-  private final byte[] tokenDigest;
+  private final AdminToken token;
 
-  private AdminAuth(byte[] tokenDigest) {
-    this.tokenDigest = tokenDigest;
+  private AdminAuth(AdminToken token) {
+    this.token = token;
   }
 
   /** Decisions for the admin port of {@code options}. */
   static AdminAuth of(AdminOptions options) {
-    return new AdminAuth(options.token() == null ? null : sha256(options.token()));
+    return new AdminAuth(options.token() == null ? null : AdminToken.of(options.token()));
   }
 
   /** The access {@code req}'s method asks for. */
@@ -84,28 +82,14 @@ final class AdminAuth {
 
   /** Whether {@code req} may have {@code access}. Never reveals the token or its length. */
   Decision decide(HttpServerRequest req, Access access) {
-    if (tokenDigest == null) {
+    if (token == null) {
       return access == Access.READ ? new Granted(Principal.OPEN) : NOT_CONFIGURED;
     }
-    String h = req.getHeader("Authorization");
-    if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return NO_TOKEN;
-    }
-    return MessageDigest.isEqual(sha256(h.substring(7).strip()), tokenDigest)
-        ? new Granted(Principal.TOKEN)
-        : NO_TOKEN;
-  }
-
-  private static byte[] sha256(String s) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return token.matches(req.getHeader("Authorization")) ? new Granted(Principal.TOKEN) : NO_TOKEN;
   }
 
   @Override
   public String toString() {
-    return "AdminAuth[" + (tokenDigest == null ? "no token" : "token") + "]";
+    return "AdminAuth[" + (token == null ? "no token" : "token") + "]";
   }
 }

@@ -22,7 +22,7 @@ public record AdminOptions(HostPort listen, String token, List<String> allowedHo
    * The shortest admin token accepted: 32 characters (128 bits as hex), so that the token cannot be
    * guessed over the port.
    */
-  public static final int MIN_TOKEN_CHARS = 32;
+  public static final int MIN_TOKEN_CHARS = dev.tally.core.console.AdminToken.MIN_CHARS;
 
   public AdminOptions {
     Objects.requireNonNull(listen, "listen");

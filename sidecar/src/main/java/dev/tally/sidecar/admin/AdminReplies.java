@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionStage;
  */
 final class AdminReplies {
   static final ObjectMapper JSON = new ObjectMapper();
-  static final int MAX_QUOTED = 40;
+  static final int MAX_QUOTED = dev.tally.core.console.AdminReply.MAX_QUOTED;
 
   private AdminReplies() {}
 
@@ -39,6 +39,16 @@ final class AdminReplies {
     } catch (JsonProcessingException e) {
       return r.setStatusCode(500).end();
     }
+  }
+
+  /** Writes {@code reply}, with its extra headers. */
+  static Future<Void> send(RoutingContext ctx, dev.tally.core.console.AdminReply reply) {
+    HttpServerResponse r = ctx.response();
+    if (r.ended() || r.closed()) {
+      return Future.succeededFuture();
+    }
+    reply.headers().forEach(r::putHeader);
+    return json(ctx, reply.status(), reply.body());
   }
 
   /** Writes a coded error. */
@@ -99,7 +109,6 @@ final class AdminReplies {
 
   /** {@code s} in quotes, cut to {@value #MAX_QUOTED} characters, non-printables replaced. */
   static String quote(String s) {
-    String cut = s.length() > MAX_QUOTED ? s.substring(0, MAX_QUOTED) + "…" : s;
-    return '"' + cut.replaceAll("[^\\x20-\\x7e…]", "?") + '"';
+    return dev.tally.core.console.AdminReply.quote(s);
   }
 }

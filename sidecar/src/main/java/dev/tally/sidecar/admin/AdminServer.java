@@ -22,11 +22,11 @@ import java.util.concurrent.TimeUnit;
  * configured every {@code /v1} request must carry it as a bearer token; without one, reads are open
  * and changes are refused ({@link AdminAuth}). Health, readiness and metrics stay open for probes.
  * State changes accept only {@code application/json} bodies from no origin or the port's own
- * ({@link AdminGuard}, {@link JsonOnly}). Reference: docs/admin-api.md.
+ * ({@link AdminGuard}, {@link dev.tally.core.console.JsonOnly}). Reference: docs/admin-api.md.
  */
 public final class AdminServer {
   /** The largest request body read: 4 MiB (a resolve's result). */
-  public static final int MAX_BODY = 4 * 1024 * 1024;
+  public static final int MAX_BODY = dev.tally.core.console.StrictBody.MAX_BODY;
 
   private final HttpServer server;
 

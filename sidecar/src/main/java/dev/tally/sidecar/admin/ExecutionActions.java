@@ -2,6 +2,8 @@ package dev.tally.sidecar.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tally.core.console.JsonOnly;
+import dev.tally.core.console.StrictBody;
 import dev.tally.core.execution.ExecutionId;
 import dev.tally.core.gate.Operator;
 import io.vertx.ext.web.RoutingContext;
@@ -55,7 +57,10 @@ final class ExecutionActions {
     String action = ctx.pathParam("action");
     boolean resolve = action.equals("resolve");
     StrictBody.Parsed body =
-        StrictBody.object(ctx.body().buffer(), !resolve, resolve ? RESOLVE_MEMBERS : List.of());
+        StrictBody.object(
+            ctx.body().buffer() == null ? null : ctx.body().buffer().getBytes(),
+            !resolve,
+            resolve ? RESOLVE_MEMBERS : List.of());
     if (body.problem() != null) {
       AdminReplies.error(ctx, 400, "INVALID_BODY", body.problem());
       return;

@@ -128,17 +128,6 @@ final class ToolResultShape {
 
   /** What a value is, never what it holds. */
   static String kind(JsonNode v) {
-    if (v == null || v.isMissingNode()) {
-      return "missing";
-    }
-    return switch (v.getNodeType()) {
-      case OBJECT -> "an object";
-      case ARRAY -> "an array";
-      case STRING -> "a string";
-      case NUMBER -> "a number";
-      case BOOLEAN -> "a boolean";
-      case NULL -> "null";
-      default -> "a " + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-    };
+    return dev.tally.core.console.StrictBody.kind(v);
   }
 }

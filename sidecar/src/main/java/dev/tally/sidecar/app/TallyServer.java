@@ -31,7 +31,7 @@ public final class TallyServer {
   private final Vertx vertx;
 
   /** How often pending calls are checked for expiry (a retry or a decision checks at once). */
-  static final java.time.Duration EXPIRY_SWEEP = java.time.Duration.ofSeconds(15);
+  static final java.time.Duration EXPIRY_SWEEP = dev.tally.core.gate.Confirmations.SWEEP_EVERY;
 
   private final TallyRuntime runtime;
   private final ExecutionStore store;

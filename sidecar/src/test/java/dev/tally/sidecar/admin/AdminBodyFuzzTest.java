@@ -2,8 +2,8 @@ package dev.tally.sidecar.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.core.console.StrictBody;
 import dev.tally.core.testing.Mutations;
-import io.vertx.core.buffer.Buffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +41,7 @@ class AdminBodyFuzzTest {
   }
 
   private static void check(byte[] body) {
-    StrictBody.Parsed p = StrictBody.object(Buffer.buffer(body), true, RESOLVE);
+    StrictBody.Parsed p = StrictBody.object(body, true, RESOLVE);
     assertThat(p).isNotNull();
     if (p.object() == null) {
       assertThat(p.problem()).isNotBlank();

@@ -217,6 +217,24 @@ class ConfirmationIT {
     Reply bad = send("POST", "/v1/writes", "{\"enabled\":\"yes\"}", "Bearer " + TOKEN);
     assertThat(bad.status()).isEqualTo(400);
     assertThat(bad.json().path("error").path("message").asText()).contains("enabled");
+    // Each accepted change is a control entry in the audit chain; the refused ones are not.
+    Poll.until(
+        WAIT,
+        () -> activity().lines().filter(l -> l.contains("\"type\":\"control\"")).count() == 3,
+        this::activity);
+    assertThat(activity())
+        .contains("\"event\":\"write_switch\"")
+        .contains("\"position\":\"off\"")
+        .contains("\"position\":\"on\"");
+  }
+
+  /** The audit activity journal of the sidecar's journal store, as it now stands. */
+  private String activity() {
+    try {
+      return Files.readString(dir.resolve("journal").resolve("audit").resolve("activity.jsonl"));
+    } catch (java.io.IOException e) {
+      return "";
+    }
   }
 
   @Test

@@ -73,5 +73,21 @@ class StatusToolIT {
         agent.call(tally.mcp, 3, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
     assertThat(again.isToolResult()).isTrue();
     assertThat(upstream.statusLookups.get() - before).as("settled: no second lookup").isOne();
+    java.nio.file.Path activity = dir.resolve("journal").resolve("audit").resolve("activity.jsonl");
+    Poll.until(
+        WAIT, () -> read(activity).contains("\"type\":\"status_lookup\""), () -> read(activity));
+    assertThat(read(activity))
+        .as("the lookup and its answer are in the audit chain")
+        .contains("\"answer\":\"completed\"")
+        .contains("\"status_tool\":\"" + CountingUpstream.STATUS + "\"")
+        .doesNotContain(title);
+  }
+
+  private static String read(java.nio.file.Path p) {
+    try {
+      return java.nio.file.Files.readString(p);
+    } catch (java.io.IOException e) {
+      return "";
+    }
   }
 }

@@ -2,8 +2,8 @@ package dev.tally.sidecar.internal.upstream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tally.core.call.Delivery;
 import dev.tally.core.call.DispatchRecorder;
+import dev.tally.core.call.OwnCalls;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Confirmations;
 import dev.tally.core.mcp.McpNames.HeaderNames;
@@ -12,7 +12,6 @@ import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
-import dev.tally.core.mcp.WireJson;
 import dev.tally.sidecar.SidecarOptions;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -21,7 +20,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
-import java.io.IOException;
 
 /**
  * Runs a call its person confirmed (issue 18): the sidecar itself sends the stored {@code
@@ -38,15 +36,13 @@ import java.io.IOException;
  * failed before any effect.
  */
 public final class ConfirmedCalls implements AutoCloseable {
-  static final String LEGACY_VERSION = "2025-11-25";
+  static final String LEGACY_VERSION = OwnCalls.LEGACY_VERSION;
   private static final String CLIENT_NAME = "tally-sidecar-confirm";
 
   private final OwnClient own;
-  private final WireJson json;
 
   private ConfirmedCalls(Vertx vertx, SidecarOptions options) {
     this.own = OwnClient.create(vertx, options);
-    this.json = own.json();
   }
 
   public static ConfirmedCalls create(Vertx vertx, SidecarOptions options) {
@@ -63,10 +59,9 @@ public final class ConfirmedCalls implements AutoCloseable {
     if (authorization != null) {
       h.set(HttpHeaders.AUTHORIZATION, authorization);
     }
-    String modern = run.call().metaVersion();
     Future<MultiMap> session;
-    if (modern != null && ProtocolVersions.isModern(modern)) {
-      h.set(HeaderNames.PROTOCOL_VERSION, modern)
+    if (OwnCalls.modern(run)) {
+      h.set(HeaderNames.PROTOCOL_VERSION, run.call().metaVersion())
           .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
           .set(HeaderNames.NAME, run.call().tool());
       session = Future.succeededFuture(h);
@@ -101,18 +96,12 @@ public final class ConfirmedCalls implements AutoCloseable {
     if (authorization != null) {
       auth.set(HttpHeaders.AUTHORIZATION, authorization);
     }
-    ObjectNode call = json.strict().createObjectNode();
-    call.put("jsonrpc", "2.0");
-    call.put("id", "tally-status");
-    call.put("method", Methods.TOOLS_CALL);
-    ObjectNode p = call.putObject("params");
-    p.put("name", tool);
-    try {
-      p.set("arguments", json.strict().readTree(argumentsJson));
-    } catch (IOException e) {
+    ObjectNode call = OwnCalls.statusCall(tool, argumentsJson, false);
+    if (call == null) {
       return Future.succeededFuture(java.util.Optional.empty());
     }
-    JsonNode id = call.get("id");
+    ObjectNode modernCall = OwnCalls.statusCall(tool, argumentsJson, true);
+    JsonNode id = OwnCalls.STATUS_ID;
     return legacySession(auth)
         .compose(
             s ->
@@ -127,11 +116,7 @@ public final class ConfirmedCalls implements AutoCloseable {
                       .set(HeaderNames.PROTOCOL_VERSION, ProtocolVersions.MODERN)
                       .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
                       .set(HeaderNames.NAME, tool);
-              p.putObject("_meta")
-                  .put(
-                      dev.tally.core.mcp.McpNames.MetaKeys.PROTOCOL_VERSION,
-                      ProtocolVersions.MODERN);
-              return post(call, h, id).map(a -> java.util.Optional.ofNullable(a.outcome()));
+              return post(modernCall, h, id).map(a -> java.util.Optional.ofNullable(a.outcome()));
             })
         .recover(e -> Future.succeededFuture(java.util.Optional.empty()));
   }
@@ -174,16 +159,7 @@ public final class ConfirmedCalls implements AutoCloseable {
                         if (settled == null) {
                           return;
                         }
-                        settled.whenComplete(
-                            (d, err) -> {
-                              if (d != null && d != Delivery.NONE) {
-                                run.inFlight()
-                                    .notDelivered()
-                                    .whenComplete((e, x) -> done.tryComplete(e));
-                              } else {
-                                done.tryComplete(run.inFlight().execution());
-                              }
-                            });
+                        OwnCalls.settle(run, settled).thenAccept(done::tryComplete);
                         if (MediaTypes.isSse(resp.getHeader(HttpHeaders.CONTENT_TYPE))) {
                           resp.request().reset();
                         }
@@ -218,15 +194,8 @@ public final class ConfirmedCalls implements AutoCloseable {
 
   /** A legacy-era session of the sidecar's own, on the confirming actor's credential. */
   private Future<MultiMap> legacySession(MultiMap auth) {
-    ObjectNode init = json.strict().createObjectNode();
-    init.put("jsonrpc", "2.0");
-    init.put("id", 1);
-    init.put("method", Methods.INITIALIZE);
-    ObjectNode p = init.putObject("params");
-    p.put("protocolVersion", LEGACY_VERSION);
-    p.putObject("capabilities");
-    p.putObject("clientInfo").put("name", CLIENT_NAME).put("version", "1");
-    return post(init, auth, json.strict().getNodeFactory().numberNode(1))
+    ObjectNode init = OwnCalls.initialize(CLIENT_NAME);
+    return post(init, auth, OwnCalls.INITIALIZE_ID)
         .compose(
             a -> {
               String version = negotiated(a.outcome());
@@ -238,10 +207,7 @@ public final class ConfirmedCalls implements AutoCloseable {
               if (a.session() != null) {
                 h.set(HeaderNames.SESSION_ID, a.session());
               }
-              ObjectNode initialized = json.strict().createObjectNode();
-              initialized.put("jsonrpc", "2.0");
-              initialized.put("method", Methods.NOTIFICATIONS_INITIALIZED);
-              return post(initialized, h, null).map(x -> h);
+              return post(OwnCalls.initialized(), h, null).map(x -> h);
             });
   }
 
@@ -249,8 +215,8 @@ public final class ConfirmedCalls implements AutoCloseable {
     return own.post(msg, extra, id);
   }
 
-  private String negotiated(RpcOutcome o) {
-    return own.negotiated(o);
+  private static String negotiated(RpcOutcome o) {
+    return OwnCalls.negotiated(o);
   }
 
   private void endSession(MultiMap h) {

@@ -200,15 +200,7 @@ final class OwnClient implements AutoCloseable {
 
   /** The protocol version an {@code initialize} result names, or null. */
   String negotiated(RpcOutcome o) {
-    if (!(o instanceof RpcOutcome.Result r)) {
-      return null;
-    }
-    try {
-      JsonNode v = json.strict().readTree(r.result()).get("protocolVersion");
-      return v != null && v.isTextual() ? v.textValue() : null;
-    } catch (IOException e) {
-      return null;
-    }
+    return dev.tally.core.call.OwnCalls.negotiated(o);
   }
 
   @Override

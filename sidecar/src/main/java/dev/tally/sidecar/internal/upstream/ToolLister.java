@@ -37,7 +37,7 @@ import java.util.concurrent.CompletionStage;
  */
 public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
   /** The version the sidecar's own session asks for first. */
-  static final String LEGACY_VERSION = "2025-11-25";
+  static final String LEGACY_VERSION = dev.tally.core.call.OwnCalls.LEGACY_VERSION;
 
   static final int MAX_PAGES = 100;
   private static final String CLIENT_NAME = "tally-sidecar";
@@ -76,12 +76,8 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
   }
 
   private Future<List<byte[]>> legacy() {
-    ObjectNode init = request(1, Methods.INITIALIZE);
-    ObjectNode p = init.putObject("params");
-    p.put("protocolVersion", LEGACY_VERSION);
-    p.putObject("capabilities");
-    p.putObject("clientInfo").put("name", CLIENT_NAME).put("version", "1");
-    return post(init, HttpHeaders.headers(), json.strict().getNodeFactory().numberNode(1))
+    ObjectNode init = dev.tally.core.call.OwnCalls.initialize(CLIENT_NAME);
+    return post(init, HttpHeaders.headers(), dev.tally.core.call.OwnCalls.INITIALIZE_ID)
         .compose(
             a -> {
               refuseAuth("initialize", a);
@@ -96,10 +92,7 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
               if (a.session() != null) {
                 h.set(HeaderNames.SESSION_ID, a.session());
               }
-              ObjectNode initialized = json.strict().createObjectNode();
-              initialized.put("jsonrpc", "2.0");
-              initialized.put("method", Methods.NOTIFICATIONS_INITIALIZED);
-              return post(initialized, h, null)
+              return post(dev.tally.core.call.OwnCalls.initialized(), h, null)
                   .compose(n -> pages(h, false, new ArrayList<>(), null, 0))
                   .andThen(done -> endSession(h));
             });

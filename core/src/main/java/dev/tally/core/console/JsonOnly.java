@@ -1,4 +1,4 @@
-package dev.tally.sidecar.admin;
+package dev.tally.core.console;
 
 import java.util.Locale;
 
@@ -10,13 +10,13 @@ import java.util.Locale;
  * refusing all of those means no page can make the admin port act, even where a token is not
  * required to read.
  */
-final class JsonOnly {
-  static final String MEDIA_TYPE = "application/json";
+public final class JsonOnly {
+  public static final String MEDIA_TYPE = "application/json";
 
   private JsonOnly() {}
 
   /** {@code null} when {@code contentType} is JSON; else the refusal's message. */
-  static String problem(String contentType) {
+  public static String problem(String contentType) {
     if (contentType == null || contentType.isBlank()) {
       return "Content-Type: missing (expected: "
           + MEDIA_TYPE
@@ -45,7 +45,7 @@ final class JsonOnly {
     return why == null
         ? null
         : "Content-Type: "
-            + AdminReplies.quote(contentType.strip())
+            + AdminReply.quote(contentType.strip())
             + " (expected: "
             + MEDIA_TYPE
             + why

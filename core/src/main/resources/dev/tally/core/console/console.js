@@ -7,7 +7,12 @@
   let credential = null;
   let operator = false;
   const $ = (id) => document.getElementById(id);
-  const focusId = (location.pathname.match(/^\/console\/actions\/(act_[0-9A-Za-z]+)$/) || [])[1];
+  // Where the console is mounted: "" on the sidecar's admin port, the admin servlet's path in a
+  // servlet-filter deployment (its page links this script under that path).
+  const script = document.currentScript;
+  const base = script ? new URL(script.src).pathname.replace(/\/console\/console\.js$/, "") : "";
+  const focusId =
+    (location.pathname.slice(base.length).match(/^\/console\/actions\/(act_[0-9A-Za-z]+)$/) || [])[1];
 
   function el(tag, text, cls) {
     const e = document.createElement(tag);
@@ -24,7 +29,7 @@
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const r = await fetch(path, init);
+    const r = await fetch(base + path, init);
     let json = {};
     try { json = await r.json(); } catch (e) { json = {}; }
     return { status: r.status, json };

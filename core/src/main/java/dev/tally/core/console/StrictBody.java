@@ -1,4 +1,4 @@
-package dev.tally.sidecar.admin;
+package dev.tally.core.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.tally.core.canonical.CanonicalLimits;
 import dev.tally.core.canonical.CanonicalizationException;
 import dev.tally.core.canonical.Jcs;
-import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -18,13 +17,19 @@ import java.util.Map;
  * deeper than {@value #MAX_DEPTH} levels and anything that is not one JSON object; then only the
  * expected members are accepted. Problems are values and never quote a string of the body.
  */
-final class StrictBody {
-  static final int MAX_DEPTH = CanonicalLimits.DEFAULT_MAX_DEPTH;
-  private static final Jcs STRICT =
-      Jcs.create(new CanonicalLimits(MAX_DEPTH, AdminServer.MAX_BODY));
+public final class StrictBody {
+  /** Deepest nesting accepted. */
+  public static final int MAX_DEPTH = CanonicalLimits.DEFAULT_MAX_DEPTH;
+
+  /** Largest admin request body accepted, in bytes (both adapters' admin limit). */
+  public static final int MAX_BODY = 4 * 1024 * 1024;
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final Jcs STRICT = Jcs.create(new CanonicalLimits(MAX_DEPTH, MAX_BODY));
 
   /** The body as an object, or what is wrong with it (then {@code object} is {@code null}). */
-  record Parsed(ObjectNode object, String problem) {
+  public record Parsed(ObjectNode object, String problem) {
     static Parsed ok(ObjectNode o) {
       return new Parsed(o, null);
     }
@@ -40,26 +45,25 @@ final class StrictBody {
    * The body as a JSON object with no members but {@code allowed}; an empty body counts as {@code
    * {}} when {@code emptyIsObject}.
    */
-  static Parsed object(Buffer body, boolean emptyIsObject, List<String> allowed) {
-    if (body == null || body.length() == 0) {
+  public static Parsed object(byte[] body, boolean emptyIsObject, List<String> allowed) {
+    if (body == null || body.length == 0) {
       return emptyIsObject
           ? Parsed.ok(JsonNodeFactory.instance.objectNode())
           : Parsed.refused("empty body (expected: a JSON object)");
     }
     JsonNode n;
     try {
-      n = STRICT.parse(body.getBytes());
+      n = STRICT.parse(body);
     } catch (CanonicalizationException e) {
       return Parsed.refused(describe(e));
     }
     if (!n.isObject()) {
-      return Parsed.refused(
-          "the body is " + ToolResultShape.kind(n) + " (expected: a JSON object)");
+      return Parsed.refused("the body is " + kind(n) + " (expected: a JSON object)");
     }
     for (Map.Entry<String, JsonNode> m : n.properties()) {
       if (!allowed.contains(m.getKey())) {
         return Parsed.refused(
-            AdminReplies.quote(m.getKey())
+            AdminReply.quote(m.getKey())
                 + ": unknown member (expected "
                 + (allowed.isEmpty() ? "none" : "only " + String.join(", ", allowed))
                 + ")");
@@ -69,12 +73,33 @@ final class StrictBody {
   }
 
   /** The bytes of {@code value} as JSON. */
-  static byte[] bytes(JsonNode value) {
+  public static byte[] bytes(JsonNode value) {
     try {
-      return AdminReplies.JSON.writeValueAsBytes(value);
+      return JSON.writeValueAsBytes(value);
     } catch (IOException e) {
       throw new IllegalStateException("a parsed JSON tree is always serializable", e);
     }
+  }
+
+  /** {@code bytes} read as a JSON tree (a stored result; not strict). */
+  public static JsonNode tree(byte[] bytes) throws IOException {
+    return JSON.readTree(bytes);
+  }
+
+  /** What kind of JSON value {@code v} is, in words ({@code "an object"}, {@code "missing"}). */
+  public static String kind(JsonNode v) {
+    if (v == null || v.isMissingNode()) {
+      return "missing";
+    }
+    return switch (v.getNodeType()) {
+      case OBJECT -> "an object";
+      case ARRAY -> "an array";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      default -> "a " + v.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+    };
   }
 
   private static String describe(CanonicalizationException e) {
@@ -83,12 +108,12 @@ final class StrictBody {
       String member = unescape(p.substring(p.lastIndexOf('/') + 1));
       String parent = p.substring(0, p.lastIndexOf('/'));
       return "duplicate member "
-          + AdminReplies.quote(member)
-          + (parent.isEmpty() ? "" : " in " + AdminReplies.quote(parent))
+          + AdminReply.quote(member)
+          + (parent.isEmpty() ? "" : " in " + AdminReply.quote(parent))
           + " (expected: each member once)";
     }
     if (e.code() == CanonicalizationException.Code.TOO_LARGE) {
-      return "body over " + AdminServer.MAX_BODY + " bytes";
+      return "body over " + MAX_BODY + " bytes";
     }
     String m = e.getMessage();
     return "malformed JSON: " + (m.length() > 160 ? m.substring(0, 160) + "…" : m);
