@@ -6,8 +6,6 @@ import java.util.function.LongSupplier;
 
 /** {@link Telemetry#NONE}: no spans, no metrics; only the {@code traceparent} that goes on. */
 final class NoTelemetry implements Telemetry {
-  static final NoTelemetry INSTANCE = new NoTelemetry();
-
   static final Meter METER =
       new Meter() {
         @Override
@@ -29,7 +27,7 @@ final class NoTelemetry implements Telemetry {
         public void counter(String name, String description, String unit, LongSupplier value) {}
       };
 
-  private NoTelemetry() {}
+  NoTelemetry() {}
 
   @Override
   public RequestSpan request(McpOperation op, Headers incoming) {

@@ -15,7 +15,9 @@ public interface Telemetry {
    * Records nothing and costs next to nothing; the upstream still gets a {@code traceparent} that
    * continues the caller's trace (see {@link TraceContext}).
    */
-  Telemetry NONE = NoTelemetry.INSTANCE;
+  // Not a static field of NoTelemetry: initialising NoTelemetry first initialises this interface
+  // (it has default methods), which then read that field while it was still null.
+  Telemetry NONE = new NoTelemetry();
 
   /**
    * Starts the span of one MCP request {@code op}, continuing the W3C trace context in {@code
