@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tally.core.canonical.Jcs;
+import dev.tally.core.console.StrictBody;
 import dev.tally.core.testing.FuzzBudget;
-import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -26,7 +26,7 @@ class AdminBodyFuzzing {
   @FuzzTest(maxDuration = FuzzBudget.CI)
   void everyBodyGetsAValueOrAProblemThatQuotesNoValue(byte[] input) {
     byte[] body = withMarker(input);
-    StrictBody.Parsed p = StrictBody.object(Buffer.buffer(body), true, RESOLVE);
+    StrictBody.Parsed p = StrictBody.object(body, true, RESOLVE);
     assertThat(p).isNotNull();
     if (p.object() == null) {
       assertThat(p.problem()).isNotBlank();
