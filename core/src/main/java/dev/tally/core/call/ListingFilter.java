@@ -34,7 +34,8 @@ public final class ListingFilter {
     JsonNode m;
     try {
       m = MAPPER.readTree(message);
-    } catch (IOException e) {
+    } catch (IOException | NumberFormatException e) {
+      // NumberFormatException: Jackson's refusal of a number it cannot hold exactly (1e99999...)
       return message;
     }
     if (!(m instanceof ObjectNode o)

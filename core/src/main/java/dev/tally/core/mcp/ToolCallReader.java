@@ -72,6 +72,14 @@ public final class ToolCallReader {
       return refuse(null, TallyError.Code.PARSE_ERROR, "malformed JSON");
     } catch (IOException e) {
       return refuse(null, TallyError.Code.PARSE_ERROR, "malformed JSON");
+    } catch (NumberFormatException e) {
+      // Jackson's way to refuse a number it cannot hold exactly (an exponent of 28 digits); its
+      // message quotes the number, so it is not passed on.
+      boolean inArguments = parts.section.startsWith("/params/arguments");
+      return refuse(
+          parts.id,
+          inArguments ? TallyError.Code.INVALID_ARGUMENTS : TallyError.Code.INVALID_REQUEST,
+          "number out of range in " + (parts.section.isEmpty() ? "/" : parts.section));
     }
     return parts.check(b, off, len);
   }
@@ -91,6 +99,10 @@ public final class ToolCallReader {
   private static final class Parts {
     JsonNode id;
     boolean idSeen;
+
+    /** The member being read as a tree ({@code /params/arguments}, ...), for a refusal's text. */
+    String section = "";
+
     JsonToken paramsToken;
     JsonNode name;
     JsonToken argumentsToken;
@@ -137,14 +149,19 @@ public final class ToolCallReader {
         String member = p.currentName();
         JsonToken v = p.nextToken();
         switch (member) {
-          case "name" -> name = mapper.readTree(p);
+          case "name" -> {
+            section = "/params/name";
+            name = mapper.readTree(p);
+          }
           case "arguments" -> {
             argumentsToken = v;
+            section = "/params/arguments";
             JsonNode a = mapper.readTree(p);
             arguments = a instanceof ObjectNode o ? o : null;
           }
           case "_meta" -> {
             metaToken = v;
+            section = "/params/_meta";
             metaStart = (int) p.currentTokenLocation().getByteOffset();
             if (v == JsonToken.START_OBJECT) {
               meta = meta(p, mapper);

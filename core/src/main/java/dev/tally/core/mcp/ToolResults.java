@@ -235,6 +235,11 @@ public final class ToolResults {
       return MAPPER.readTree(stored);
     } catch (IOException e) {
       throw new UncheckedIOException("stored outcome of " + execution.id() + " is not JSON", e);
+    } catch (NumberFormatException e) {
+      // Jackson's refusal of a number it cannot hold exactly; its message quotes the number
+      throw new UncheckedIOException(
+          "stored outcome of " + execution.id() + " is not JSON",
+          new IOException("a number out of range"));
     }
   }
 

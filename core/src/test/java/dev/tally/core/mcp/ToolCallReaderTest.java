@@ -113,6 +113,20 @@ class ToolCallReaderTest {
         .isEqualTo(TallyError.Code.INVALID_REQUEST);
   }
 
+  /** Found by BodyClassifierFuzzing: Jackson threw NumberFormatException out of the reader. */
+  @Test
+  void aNumberTooLargeToHoldIsACodedRefusalThatDoesNotQuoteIt() {
+    String big = "1e34444444444444444444444444";
+    TallyError inArgs = refused(call("\"name\":\"x\",\"arguments\":{\"n\":" + big + "}"));
+    assertThat(inArgs.code()).isEqualTo(TallyError.Code.INVALID_ARGUMENTS);
+    assertThat(inArgs.message())
+        .isEqualTo("tools/call: number out of range in /params/arguments")
+        .doesNotContain("3444");
+    TallyError inMeta = refused(call("\"name\":\"x\",\"_meta\":{\"n\":-" + big + "}"));
+    assertThat(inMeta.code()).isEqualTo(TallyError.Code.INVALID_REQUEST);
+    assertThat(inMeta.message()).doesNotContain("3444");
+  }
+
   @Test
   void theExecutionIdIsSplicedIntoTheClientsBytes() {
     assertThat(upstream(call("\"name\":\"x\",\"arguments\":{\"n\":1.50}")))

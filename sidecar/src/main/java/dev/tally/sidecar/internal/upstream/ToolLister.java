@@ -185,7 +185,8 @@ public final class ToolLister implements ToolCatalogue.Lister, AutoCloseable {
     try {
       JsonNode c = json.strict().readTree(result).get("nextCursor");
       return c != null && c.isTextual() && !c.textValue().isEmpty() ? c.textValue() : null;
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
+      // RuntimeException: Jackson's NumberFormatException for a number it cannot hold exactly
       return null;
     }
   }
