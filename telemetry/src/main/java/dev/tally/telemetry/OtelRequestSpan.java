@@ -112,18 +112,31 @@ final class OtelRequestSpan implements RequestSpan {
     if (!ended.compareAndSet(false, true)) {
       return;
     }
-    String type = errorType;
-    if (type == null && httpStatus >= 400) {
-      type = Integer.toString(httpStatus);
-    }
+    String type = errorType(errorType, httpStatus);
     meter.operation(op, System.nanoTime() - start, type);
     if (tracer != null) {
-      if (type != null) {
-        span.setAttribute(OtelMeter.ERROR_TYPE, type);
-        span.setStatus(StatusCode.ERROR);
-      }
-      span.end();
+      endSpan(span, type);
     }
+  }
+
+  /**
+   * The {@code error.type} of a request that ended with {@code httpStatus}: the type recorded
+   * during it, else the status when it is 4xx or 5xx, else null.
+   */
+  static String errorType(String recorded, int httpStatus) {
+    if (recorded == null && httpStatus >= 400) {
+      return Integer.toString(httpStatus);
+    }
+    return recorded;
+  }
+
+  /** Ends {@code span}, marked failed with {@code errorType} unless that is null. */
+  static void endSpan(Span span, String errorType) {
+    if (errorType != null) {
+      span.setAttribute(OtelMeter.ERROR_TYPE, errorType);
+      span.setStatus(StatusCode.ERROR);
+    }
+    span.end();
   }
 
   /** The W3C {@code traceparent} of {@code c}. */

@@ -4,7 +4,6 @@ import dev.tally.core.observe.RequestSpan;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,14 +62,6 @@ final class OtelStreamSpan implements RequestSpan {
     if (!ended.compareAndSet(false, true)) {
       return;
     }
-    String type = errorType;
-    if (type == null && httpStatus >= 400) {
-      type = Integer.toString(httpStatus);
-    }
-    if (type != null) {
-      span.setAttribute(OtelMeter.ERROR_TYPE, type);
-      span.setStatus(StatusCode.ERROR);
-    }
-    span.end();
+    OtelRequestSpan.endSpan(span, OtelRequestSpan.errorType(errorType, httpStatus));
   }
 }

@@ -27,12 +27,12 @@ public final class Replies {
     return json(resp, error.code().httpStatus(), ToolResults.error(id, error));
   }
 
-  /** A complete JSON response, unless the response was already started or closed. */
   /** A refusal core decided: its HTTP status and JSON-RPC error. */
   public static Future<Void> refuse(HttpServerResponse resp, CallReply.Refusal r) {
     return json(resp, r.httpStatus(), r.message());
   }
 
+  /** A complete JSON response, unless the response was already started or closed. */
   public static Future<Void> json(HttpServerResponse resp, int status, byte[] body) {
     if (resp.headWritten() || resp.ended() || resp.closed()) {
       return Future.failedFuture("response already started or closed");
