@@ -16,7 +16,8 @@ import java.time.Duration;
  *     sidecar.headerTimeout}, default {@link #DEFAULT_HEADER_TIMEOUT})
  * @param idleTimeout longest a kept-alive connection may sit between two requests ({@code
  *     sidecar.idleTimeout}, default {@link #DEFAULT_IDLE_TIMEOUT}); a request in progress, such as
- *     a long SSE stream, is never idle
+ *     a long SSE stream, is never idle; a client that took none of its last answer's unsent bytes
+ *     for this long loses the connection and the bytes
  * @param bodyTimeout longest a request body may take to arrive whole, else 408 and the connection
  *     closes ({@code sidecar.requestBodyTimeout}, default {@link #DEFAULT_BODY_TIMEOUT})
  * @param maxBufferedBytes request-body bytes all connections of a port may hold at once while their

@@ -33,6 +33,11 @@ public final class LimitHits {
     BUFFERED_BYTES("max_buffered_request_bytes"),
     /** {@code sidecar.maxUndeliveredBytes}: a client that stopped reading was disconnected. */
     UNDELIVERED_BYTES("max_undelivered_bytes"),
+    /**
+     * {@code sidecar.idleTimeout} after an answer the client stopped reading: no byte of it taken
+     * for a whole period, the connection closed and the unsent bytes discarded.
+     */
+    STALLED_CLIENT("stalled_client"),
     /** RFC 9112 framing refused: 400 and close. */
     FRAMING("framing");
 

@@ -2,6 +2,7 @@ package dev.tally.sidecar.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,10 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hostile clients (issue 21 cases 1, 2, 4, 5, 7's HTTP/2 switch and 8) against one real {@code
- * tally serve} process with a 128 MiB heap and a journal store, each attack sent as raw bytes on
- * loopback sockets. After every case the sidecar must still answer {@code /readyz} and a real
- * {@code tools/call}, and its output must hold no {@code OutOfMemoryError}.
+ * Hostile clients (issue 21 cases 1, 2, 3 for JSON answers, 4, 5, 7's HTTP/2 switch and 8) against
+ * one real {@code tally serve} process with a 128 MiB heap and a journal store, each attack sent as
+ * raw bytes on loopback sockets. After every case the sidecar must still answer {@code /readyz} and
+ * a real {@code tools/call}, and its output must hold no {@code OutOfMemoryError}.
  */
 class HostileClientsIT {
   private static final Duration START = Duration.ofSeconds(60);
@@ -45,7 +46,9 @@ class HostileClientsIT {
           + "  headerTimeout: 2s\n"
           + "  idleTimeout: 3s\n"
           + "  requestBodyTimeout: 3s\n"
-          + "  maxBufferedRequestBytes: 8MiB\n";
+          + "  maxBufferedRequestBytes: 8MiB\n"
+          + "limits:\n"
+          + "  maxResultBytes: 12MiB\n";
 
   @TempDir static Path dir;
 
@@ -305,6 +308,63 @@ class HostileClientsIT {
     stillServes();
   }
 
+  /**
+   * Case 3, a JSON answer: a client that sends a call and never reads its answer (8 MiB, more than
+   * the loopback socket buffers take) holds its connection and the queued answer no longer than two
+   * {@code sidecar.idleTimeout}s: Vert.x's own close waited behind the unsent bytes for ever. The
+   * answer is stored and recorded not delivered, and the identical retry gets it replayed: the tool
+   * ran once.
+   */
+  @Test
+  void aJsonAnswerTheClientNeverReadsEndsWithItsConnectionAndIsReplayedToTheRetry()
+      throws Exception {
+    String title = "unread-" + UUID.randomUUID();
+    long undeliveredBefore = executions("state=completed_not_delivered").size();
+    long stalledBefore = limitHits("stalled_client");
+    upstream.padResults(8 << 20);
+    try {
+      URI mcp = tally.mcp();
+      Socket s = new Socket();
+      sockets.add(s);
+      s.setReceiveBufferSize(4096); // before connect: the window it advertises stays small
+      s.connect(new InetSocketAddress(mcp.getHost(), mcp.getPort()), 10_000);
+      byte[] body =
+          McpClient.call(1, CountingUpstream.IRREVERSIBLE, title).getBytes(StandardCharsets.UTF_8);
+      send(
+          s,
+          head(
+              "POST",
+              body.length,
+              "Content-Type: application/json",
+              "Authorization: Bearer " + McpClient.TOKEN)); // the agent's credential: its retry
+      s.getOutputStream().write(body);
+      s.getOutputStream().flush();
+      upstream.answered(title).get(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      // Nothing is read from s: the sidecar must give up on it and keep the answer.
+      Poll.until(
+          WAIT,
+          () -> executions("state=completed_not_delivered").size() == undeliveredBefore + 1,
+          () -> "never recorded not delivered: " + executions("limit=5"));
+      assertThat(closedWithin(s, WAIT)).as("the unread connection is closed").isTrue();
+      assertThat(limitHits("stalled_client")).isEqualTo(stalledBefore + 1);
+    } finally {
+      upstream.padResults(0);
+    }
+    McpClient.Answer retry =
+        agent.call(tally.mcp(), 2, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    assertThat(retry.isToolResult()).as(retry.body()).isTrue();
+    assertThat(upstream.sideEffects(title))
+        .as("the tool ran once: %s", executions("limit=3"))
+        .isOne();
+    assertThat(retry.replay().path("state").asText())
+        .as("replay marker %s, meta %s", retry.replay(), retry.result().path("_meta"))
+        .isEqualTo("completed_not_delivered");
+    assertThat(retry.result().path("structuredContent").path("padding").asText()).hasSize(8 << 20);
+    assertThat(upstream.sideEffects(title)).isOne();
+    assertThat(executions("state=completed_not_delivered")).hasSize((int) undeliveredBefore);
+    stillServes();
+  }
+
   /** Case 7: HTTP/2 cleartext is off by default; the prior-knowledge preface is not spoken. */
   @Test
   void http2CleartextIsOffByDefault() throws Exception {
@@ -436,6 +496,11 @@ class HostileClientsIT {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The admin API's executions matching {@code query} (first page). */
+  private static List<JsonNode> executions(String query) {
+    return agent.executions(tally.admin("/v1/executions?" + query));
   }
 
   private static long limitHits(String limit) {

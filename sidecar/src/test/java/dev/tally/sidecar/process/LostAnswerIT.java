@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -180,18 +179,7 @@ class LostAnswerIT {
   }
 
   private List<JsonNode> executions(String query) {
-    try {
-      McpClient.Answer a = agent.get(tally.admin("/v1/executions?" + query));
-      assertThat(a.status()).as(a.body()).isEqualTo(200);
-      List<JsonNode> items = new ArrayList<>();
-      a.message().path("items").forEach(items::add);
-      return items;
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return agent.executions(tally.admin("/v1/executions?" + query));
   }
 
   private String states() {

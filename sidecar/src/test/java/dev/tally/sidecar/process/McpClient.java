@@ -16,6 +16,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -190,6 +192,24 @@ final class McpClient implements AutoCloseable {
     boolean json = r.headers().firstValue("Content-Type").orElse("").contains("json");
     JsonNode n = !json || r.body().isBlank() ? F.objectNode() : JSON.readTree(r.body());
     return new Answer(r.statusCode(), r.body(), n);
+  }
+
+  /** The items of the admin API's {@code /v1/executions} answer at {@code uri} (its first page). */
+  List<JsonNode> executions(URI uri) {
+    try {
+      Answer a = get(uri);
+      if (a.status() != 200) {
+        throw new IllegalStateException("GET " + uri + ": " + a.status() + " " + a.body());
+      }
+      List<JsonNode> items = new ArrayList<>();
+      a.message().path("items").forEach(items::add);
+      return items;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   private static byte[] readAll(InputStream in) throws IOException {

@@ -15,8 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Connection caps and the timers of one port ({@link ClientLimits}): at accept, a connection over
  * {@code maxConnections} or over its address's {@code maxConnectionsPerClient} is closed at once; a
  * connection with no request in progress is closed when {@code headerTimeout} (a new connection) or
- * {@code idleTimeout} (after a response) passes without a request head. Shared by every listener
- * instance of the port; each connection's own state is touched only on its event loop.
+ * {@code idleTimeout} (after a response) passes without a request head. A connection whose client
+ * stopped reading its last answer is closed too, discarding the unsent bytes, once the client took
+ * none of them for a whole {@code idleTimeout} (Vert.x's own close would wait for them for ever:
+ * {@link Unsent}). Shared by every listener instance of the port; each connection's own state is
+ * touched only on its event loop.
  */
 public final class ConnectionGuard {
   private final ClientLimits limits;
@@ -42,6 +45,9 @@ public final class ConnectionGuard {
     long timerAt;
     long deadline;
     Limit limit;
+
+    /** Unsent bytes when the idle timer last fired with some left, else -1. */
+    long unsent = -1;
 
     State(Vertx vertx) {
       this.vertx = vertx;
@@ -123,6 +129,7 @@ public final class ConnectionGuard {
       return;
     }
     s.active = 0;
+    s.unsent = -1;
     if (s.closing) {
       // The caller closes once the body was read whole ({@link Lingering} when it was refused);
       // this bounds a body that never ends.
@@ -163,6 +170,21 @@ public final class ConnectionGuard {
     if (left > 0) {
       schedule(c, s, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
       return;
+    }
+    if (s.limit == Limit.IDLE_TIMEOUT) {
+      long unsent = Unsent.bytes(c);
+      if (unsent > 0 && unsent != s.unsent) {
+        // The last answer is still being sent (or was taken in part since the last look): the
+        // client gets another idleTimeout to take some of it.
+        s.unsent = unsent;
+        arm(c, s, limits.idleTimeout().toMillis(), Limit.IDLE_TIMEOUT);
+        return;
+      }
+      if (unsent > 0) {
+        hits.hit(port, Limit.STALLED_CLIENT);
+        Unsent.discardAndClose(c);
+        return;
+      }
     }
     if (s.limit != null) {
       hits.hit(port, s.limit);
