@@ -31,8 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dsoak.minutes=N} minutes (skipped without it): calls answered at once, calls whose client resets
  * the connection while the upstream is still working, slowloris heads, bodies that stall, declared
  * lengths never sent. Every {@code soak.sampleSeconds} (default 15) it forces a GC in the sidecar
- * and samples heap used, open file descriptors and connections; it fails if, after the first
- * quarter (warm-up), heap or descriptors grow. The report goes to {@code target/soak-report.md}.
+ * and samples heap used, open file descriptors, connections and the executions the store keeps; it
+ * fails if, after the first quarter (warm-up), heap or descriptors grow. Executions are retained
+ * {@link #RETENTION} (attach window 1m) so that the retained set is steady after the warm-up: the
+ * journal store keeps every execution in heap for its retention (issue 20), which at the default 24
+ * h grows with the call count, not a leak. The report goes to {@code target/soak-report.md}.
  *
  * <p>{@code ./mvnw -B -ntp -pl sidecar -am verify -Dtest=NONE
  * -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=SoakIT -Dsoak.minutes=30}
@@ -41,7 +44,14 @@ class SoakIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   @TempDir Path dir;
 
-  private record Sample(long second, long heapKib, long fds, long connections, long calls) {}
+  /**
+   * Retention of the soak's executions: short, so that the executions the store must keep reach a
+   * steady state within the warm-up and any growth after it is not the retained set.
+   */
+  static final String RETENTION = "2m";
+
+  private record Sample(
+      long second, long heapKib, long fds, long connections, long calls, long retained) {}
 
   @Test
   void mixedTrafficWithDisconnectsAndSlowClientsDoesNotGrow() throws Exception {
@@ -126,13 +136,15 @@ class SoakIT {
     b.append("# Soak: mixed traffic, disconnects and slow clients\n\n");
     b.append("- length: ").append(minutes).append(" min, a sample every ").append(every);
     b.append(" s (after a forced GC in the sidecar)\n");
-    b.append("- sidecar: `tally serve`, -Xmx128m, journal store, client limits as in the test\n");
+    b.append("- sidecar: `tally serve`, -Xmx128m, journal store, client limits as in the test,");
+    b.append(" results and keys retained ").append(RETENTION).append(" (attach window 1m)\n");
     b.append("- traffic: 6 workers; per round a call answered at once, a call reset by its client");
     b.append(" while the upstream works (200 ms), a slowloris head, a stalled body, a declared");
     b.append(" 4 MB body never sent\n");
     b.append("- client-side errors counted (expected for resets and refusals): ").append(failures);
     b.append("\n- verdict: ").append(verdict).append("\n\n");
-    b.append("| s | heap used KiB | fds | MCP connections | calls |\n|---|---|---|---|---|\n");
+    b.append("| s | heap used KiB | fds | MCP connections | calls | executions kept |\n");
+    b.append("|---|---|---|---|---|---|\n");
     for (Sample s : samples) {
       b.append("| ")
           .append(s.second())
@@ -144,6 +156,8 @@ class SoakIT {
           .append(s.connections())
           .append(" | ")
           .append(s.calls())
+          .append(" | ")
+          .append(s.retained())
           .append(" |\n");
     }
     return b.toString();
@@ -165,7 +179,10 @@ class SoakIT {
               + upstream.url()
               + "\nstore: journal:"
               + dir.resolve("journal")
-              + "\nsidecar:\n  headerTimeout: 2s\n  idleTimeout: 5s\n  requestBodyTimeout: 3s\n");
+              + "\nsidecar:\n  headerTimeout: 2s\n  idleTimeout: 5s\n  requestBodyTimeout: 3s\n"
+              + "tools:\n  default:\n    attachWindow: 1m\n    resultRetention: "
+              + RETENTION
+              + "\n");
       tally =
           TallyProcess.serve(dir, config, TallyProcess.SMALL_JVM, Map.of())
               .awaitListening(Duration.ofSeconds(60));
@@ -230,10 +247,21 @@ class SoakIT {
         fds = s.count();
       }
       String metrics = agent.get(tally.admin("/metrics")).body();
-      Matcher c =
-          Pattern.compile("(?m)^tally_http_connections(\\{[^}]*\\})? (\\S+)$").matcher(metrics);
       return new Sample(
-          second, heap, fds, c.find() ? (long) Double.parseDouble(c.group(2)) : -1, calls);
+          second,
+          heap,
+          fds,
+          gauge(metrics, "tally_http_connections"),
+          calls,
+          gauge(metrics, "tally_store_executions"));
+    }
+
+    /** The first series of {@code name} in Prometheus text, -1 when absent. */
+    private static long gauge(String metrics, String name) {
+      Matcher m =
+          Pattern.compile("(?m)^" + Pattern.quote(name) + "(\\{[^}]*\\})? (\\S+)$")
+              .matcher(metrics);
+      return m.find() ? (long) Double.parseDouble(m.group(2)) : -1;
     }
 
     private String jcmd(String command) throws Exception {
