@@ -177,6 +177,11 @@ public final class TallyFilter implements Filter {
     return resultRetention;
   }
 
+  /** How many of the application's standalone ({@code GET}) event streams are live now. */
+  int streams() {
+    return engine.streams().size();
+  }
+
   /** The filter's own client to the application's MCP endpoint (confirmed calls, status tools). */
   SelfClient self() {
     return engine.self();
@@ -424,9 +429,14 @@ public final class TallyFilter implements Filter {
           CallIntake.create(Admission.of(runtime.gate()), json, fs.target(), catalogue);
       String idempotencyHeader = runtime.gate().options().idempotencyHeader();
       self.set(new SelfClient(fs.selfUrl(), idempotencyHeader, fs.maxResponseBytes()));
-      TallyFilter built =
-          new TallyFilter(
-              new FilterEngine(intake, json, fs, idempotencyHeader, self.get()), runtime, t);
+      FilterEngine engine = new FilterEngine(intake, json, fs, idempotencyHeader, self.get());
+      // The write switch changed what callers may see: say so on every live GET stream.
+      intake
+          .admission()
+          .onToolsChanged(
+              () ->
+                  engine.streams().notifyAll(dev.tally.core.mcp.Notifications.toolsListChanged()));
+      TallyFilter built = new TallyFilter(engine, runtime, t);
       built.clock = clock;
       built.resultRetention = config.tools().defaults().resultRetention();
       return built;
