@@ -109,13 +109,13 @@ final class EventWriter extends PrintWriter {
 
   @Override
   public boolean checkError() {
-    boolean error = out.checkError();
-    if (error) {
-      synchronized (guard) {
+    synchronized (guard) {
+      boolean error = out.checkError();
+      if (error) {
         gone = true;
       }
+      return error;
     }
-    return error;
   }
 
   @Override

@@ -236,10 +236,11 @@ public final class TallyAdminServlet extends HttpServlet {
     }
     if (f != null && actions == null) {
       Gate g = f.gate();
-      actions = ActionDesk.of(g.confirmations(), g.store(), f.clock());
+      // actions last: a request that sees it set finds the other desks set too.
       writes = WriteDesk.of(g.writes().writeSwitch(), g.confirmations());
       executions =
           ExecutionDesk.of(g.store(), Operator.create(g.store(), f.clock()), f.resultRetention());
+      actions = ActionDesk.of(g.confirmations(), g.store(), f.clock());
     }
     return f;
   }
