@@ -61,6 +61,7 @@ final class FilterEngine {
   private final FilterSettings settings;
   private final String idempotencyHeader;
   private final SelfClient self;
+  private final StandaloneStreams streams = new StandaloneStreams();
 
   FilterEngine(
       CallIntake intake,
@@ -79,12 +80,21 @@ final class FilterEngine {
     return self;
   }
 
+  /** The application's live standalone event streams, which Tally can add events to. */
+  StandaloneStreams streams() {
+    return streams;
+  }
+
   CallIntake intake() {
     return intake;
   }
 
   void handle(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
       throws IOException, ServletException {
+    if ("GET".equals(req.getMethod())) {
+      streams.serve(req, res, chain);
+      return;
+    }
     if (!"POST".equals(req.getMethod())) {
       chain.doFilter(req, res);
       return;

@@ -4,9 +4,11 @@ import dev.tally.core.console.ActionDesk;
 import dev.tally.core.console.AdminReply;
 import dev.tally.core.console.AdminToken;
 import dev.tally.core.console.ConsolePage;
+import dev.tally.core.console.ExecutionDesk;
 import dev.tally.core.console.StrictBody;
 import dev.tally.core.console.WriteDesk;
 import dev.tally.core.gate.Gate;
+import dev.tally.core.gate.Operator;
 import dev.tally.core.mcp.Headers;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -31,9 +33,12 @@ import java.util.concurrent.TimeUnit;
  *       {@code POST /v1/actions/{id}/confirm|cancel}: on the caller's own credential (resolved as
  *       its MCP calls are). Confirming runs the stored call at once, through the application's own
  *       MCP endpoint ({@code filter.selfUrl}), and answers with its recorded outcome.
- *   <li>{@code GET|POST /v1/writes}, {@code POST /v1/actors/{actor}/revoke|restore}: the operator,
- *       with {@code Authorization: Bearer <admin token>}. Without a token configured these answer
- *       403.
+ *   <li>{@code GET /v1/executions?state=&tool=&limit=&before=}, {@code GET /v1/executions/{id}},
+ *       {@code POST /v1/executions/{id}/resolve} (core's {@link ExecutionDesk}), {@code GET|POST
+ *       /v1/writes}, {@code POST /v1/actors/{actor}/revoke|restore}: the operator, with {@code
+ *       Authorization: Bearer <admin token>}. Without a token configured these answer 403: unlike
+ *       the sidecar's loopback-only admin port, this servlet shares the application's port, so even
+ *       reads of executions need the token.
  * </ul>
  *
  * State changes need {@code Content-Type: application/json} (no form post can act) and a request
@@ -42,8 +47,7 @@ import java.util.concurrent.TimeUnit;
  * from the file named by init-param {@value #TOKEN_FILE_PARAM}, else the environment variable
  * {@code TALLY_ADMIN_TOKEN}. It also serves the console page ({@code /console}, {@code
  * /console/actions/{id}}: a pending call's link when {@code confirmation.url} names this servlet's
- * address), the same page as the sidecar's; its operator view needs {@code /v1/executions}, which
- * only the sidecar's admin port has.
+ * address), the same page as the sidecar's, operator view included.
  */
 public final class TallyAdminServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -58,6 +62,7 @@ public final class TallyAdminServlet extends HttpServlet {
   private transient volatile AdminToken token;
   private transient volatile ActionDesk actions;
   private transient volatile WriteDesk writes;
+  private transient volatile ExecutionDesk executions;
 
   /** A servlet configured by its init-params and its context (for {@code web.xml}). */
   public TallyAdminServlet() {}
@@ -112,6 +117,10 @@ public final class TallyAdminServlet extends HttpServlet {
       console(req, res, p);
     } else if (p.length >= 2 && p[0].equals("v1") && p[1].equals("actions")) {
       actions(req, res, p, get, headers);
+    } else if (p.length >= 2 && p[0].equals("v1") && p[1].equals("executions")) {
+      if (!refusedOperator(req, res)) {
+        executions(req, res, p, get);
+      }
     } else if (p.length == 2 && p[0].equals("v1") && p[1].equals("writes")) {
       if (refusedOperator(req, res)) {
         return;
@@ -170,6 +179,28 @@ public final class TallyAdminServlet extends HttpServlet {
     }
   }
 
+  /** The operator's executions: core's {@link ExecutionDesk}, behind the admin token. */
+  private void executions(HttpServletRequest req, HttpServletResponse res, String[] p, boolean get)
+      throws IOException {
+    if (p.length == 2 && get) {
+      send(res, await(executions.list(req::getParameter)));
+    } else if (p.length == 3 && get) {
+      send(res, await(executions.one(p[2])));
+    } else if (p.length == 4 && req.getMethod().equals("POST")) {
+      var bad = executions.check(p[2], p[3], req.getContentType());
+      if (bad.isPresent()) {
+        send(res, bad.get());
+        return;
+      }
+      byte[] body = body(req, res);
+      if (body != null) {
+        send(res, await(executions.act(p[2], p[3], req.getContentType(), body)));
+      }
+    } else {
+      send(res, ExecutionDesk.methodNotAllowed());
+    }
+  }
+
   /**
    * The console (core's {@link ConsolePage}) under this servlet's mapping: {@code console}, {@code
    * console/actions/{id}} (a pending call's {@code confirmUrl}), its script and style.
@@ -205,8 +236,11 @@ public final class TallyAdminServlet extends HttpServlet {
     }
     if (f != null && actions == null) {
       Gate g = f.gate();
-      actions = ActionDesk.of(g.confirmations(), g.store(), f.clock());
+      // actions last: a request that sees it set finds the other desks set too.
       writes = WriteDesk.of(g.writes().writeSwitch(), g.confirmations());
+      executions =
+          ExecutionDesk.of(g.store(), Operator.create(g.store(), f.clock()), f.resultRetention());
+      actions = ActionDesk.of(g.confirmations(), g.store(), f.clock());
     }
     return f;
   }
@@ -237,7 +271,8 @@ public final class TallyAdminServlet extends HttpServlet {
           AdminReply.error(
               403,
               "TOKEN_NOT_CONFIGURED",
-              "the write switch needs the admin token, and this servlet has none: set init-param "
+              "the operator's endpoints need the admin token, and this servlet has none: set"
+                  + " init-param "
                   + TOKEN_FILE_PARAM
                   + " or TALLY_ADMIN_TOKEN (at least "
                   + AdminToken.MIN_CHARS

@@ -75,6 +75,8 @@ public final class TallyFilter implements Filter {
   private volatile OtelTelemetry telemetry;
   private volatile java.util.concurrent.ScheduledExecutorService sweeper;
   private volatile Clock clock = Clock.systemUTC();
+  private volatile java.time.Duration resultRetention =
+      TallyConfig.defaults().tools().defaults().resultRetention();
 
   /**
    * The servlet context attribute under which an initialized filter publishes itself, so that a
@@ -118,6 +120,7 @@ public final class TallyFilter implements Filter {
         this.runtime = built.runtime;
         this.telemetry = built.telemetry;
         this.clock = built.clock;
+        this.resultRetention = built.resultRetention;
         this.engine = built.engine;
       } catch (RuntimeException e) {
         throw new ServletException("tally filter: " + e.getMessage(), e);
@@ -167,6 +170,16 @@ public final class TallyFilter implements Filter {
   /** The clock of windows and expiries (the builder's). */
   Clock clock() {
     return clock;
+  }
+
+  /** How long a result an operator settles is kept ({@code tools.default.resultRetention}). */
+  java.time.Duration resultRetention() {
+    return resultRetention;
+  }
+
+  /** How many of the application's standalone ({@code GET}) event streams are live now. */
+  int streams() {
+    return engine.streams().size();
   }
 
   /** The filter's own client to the application's MCP endpoint (confirmed calls, status tools). */
@@ -416,10 +429,16 @@ public final class TallyFilter implements Filter {
           CallIntake.create(Admission.of(runtime.gate()), json, fs.target(), catalogue);
       String idempotencyHeader = runtime.gate().options().idempotencyHeader();
       self.set(new SelfClient(fs.selfUrl(), idempotencyHeader, fs.maxResponseBytes()));
-      TallyFilter built =
-          new TallyFilter(
-              new FilterEngine(intake, json, fs, idempotencyHeader, self.get()), runtime, t);
+      FilterEngine engine = new FilterEngine(intake, json, fs, idempotencyHeader, self.get());
+      // The write switch changed what callers may see: say so on every live GET stream.
+      intake
+          .admission()
+          .onToolsChanged(
+              () ->
+                  engine.streams().notifyAll(dev.tally.core.mcp.Notifications.toolsListChanged()));
+      TallyFilter built = new TallyFilter(engine, runtime, t);
       built.clock = clock;
+      built.resultRetention = config.tools().defaults().resultRetention();
       return built;
     }
 

@@ -53,9 +53,7 @@ public final class Sidecar {
   }
 
   /** {@code notifications/tools/list_changed}, sent when write control changes what is listed. */
-  static final byte[] LIST_CHANGED =
-      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}"
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  static final byte[] LIST_CHANGED = dev.tally.core.mcp.Notifications.toolsListChanged();
 
   /** Starts a sidecar on {@code vertx}; the future completes once it is listening. */
   public static Future<Sidecar> start(Vertx vertx, SidecarOptions options, Gate gate) {

@@ -14,7 +14,19 @@ public final class Notifications {
   private static final byte[] LIST_CHANGED =
       McpNames.Methods.TOOLS_LIST_CHANGED.getBytes(StandardCharsets.US_ASCII);
 
+  private static final byte[] TOOLS_LIST_CHANGED =
+      ("{\"jsonrpc\":\"2.0\",\"method\":\"" + McpNames.Methods.TOOLS_LIST_CHANGED + "\"}")
+          .getBytes(StandardCharsets.UTF_8);
+
   private Notifications() {}
+
+  /**
+   * The {@code notifications/tools/list_changed} message both adapters send on a session's
+   * standalone stream when the write switch changes what its caller may see (issue 18).
+   */
+  public static byte[] toolsListChanged() {
+    return TOOLS_LIST_CHANGED.clone();
+  }
 
   /**
    * The {@code params.requestId} of the {@code notifications/cancelled} in {@code len} bytes of

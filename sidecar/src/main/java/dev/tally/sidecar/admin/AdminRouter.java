@@ -20,8 +20,9 @@ import java.util.Set;
  *   <li>every request: {@link AdminGuard} (Host, Origin);
  *   <li>{@code GET /healthz}, {@code /readyz}, {@code /metrics}: {@link ProbeHandlers}, open;
  *   <li>{@code /v1/executions…}: {@link AdminAuth} (token; changes always need it), then {@link
- *       ExecutionReads} or {@link ExecutionActions} with a {@link BodyHandler} bounded to {@link
- *       AdminServer#MAX_BODY} between the action's checks and its body;
+ *       ExecutionRoutes} (core's {@link dev.tally.core.console.ExecutionDesk}) with a {@link
+ *       BodyHandler} bounded to {@link AdminServer#MAX_BODY} between the action's checks and its
+ *       body;
  *   <li>anything else under {@code /v1/executions}: 405; elsewhere: 404; a failure: {@link
  *       #failure}.
  * </ol>
@@ -46,8 +47,7 @@ final class AdminRouter {
     AdminGuard guard = AdminGuard.of(options);
     AdminAuth auth = AdminAuth.of(options);
     ProbeHandlers probes = new ProbeHandlers(probe);
-    ExecutionReads reads = new ExecutionReads(store);
-    ExecutionActions actions = new ExecutionActions(operator, retention);
+    ExecutionRoutes executions = new ExecutionRoutes(store, operator, retention);
 
     Router r = Router.router(vertx);
     r.route().handler(guard::handle).failureHandler(AdminRouter::failure);
@@ -55,14 +55,14 @@ final class AdminRouter {
     r.get("/readyz").handler(probes::ready);
     r.get("/metrics").handler(probes::metrics);
     r.route(EXECUTIONS + "/*").handler(ctx -> authorize(ctx, auth));
-    r.get(EXECUTIONS).handler(reads::list);
-    r.get(EXECUTIONS + "/:id").handler(reads::one);
+    r.get(EXECUTIONS).handler(executions::list);
+    r.get(EXECUTIONS + "/:id").handler(executions::one);
     // Two routes: Vert.x Web runs a route's body handler before its other handlers, and the id,
     // action and media type must be checked before a byte of the body is read.
-    r.post(EXECUTIONS + "/:id/:action").handler(actions::prepare);
+    r.post(EXECUTIONS + "/:id/:action").handler(executions::prepare);
     r.post(EXECUTIONS + "/:id/:action")
         .handler(BodyHandler.create(false).setBodyLimit(AdminServer.MAX_BODY))
-        .handler(actions::run);
+        .handler(executions::act);
     if (control != null) {
       ConsoleRoutes console = new ConsoleRoutes();
       r.get("/console").handler(console::page);
@@ -86,15 +86,7 @@ final class AdminRouter {
           .handler(writes::change);
       r.post(ACTORS + "/:actor/:action").handler(writes::actor);
     }
-    r.route(EXECUTIONS + "/*")
-        .handler(
-            ctx ->
-                AdminReplies.error(
-                    ctx,
-                    405,
-                    "METHOD_NOT_ALLOWED",
-                    "GET /v1/executions, GET /v1/executions/{id} or POST"
-                        + " …/{id}/{resolve|confirm|cancel}"));
+    r.route(EXECUTIONS + "/*").handler(ExecutionRoutes::methodNotAllowed);
     r.route().handler(AdminRouter::noSuchEndpoint);
     return r;
   }

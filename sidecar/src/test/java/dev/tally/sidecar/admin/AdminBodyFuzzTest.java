@@ -3,6 +3,7 @@ package dev.tally.sidecar.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.core.console.StrictBody;
+import dev.tally.core.console.ToolResultShape;
 import dev.tally.core.testing.Mutations;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.tally.core.canonical.Jcs;
 import dev.tally.core.console.StrictBody;
+import dev.tally.core.console.ToolResultShape;
 import dev.tally.core.testing.FuzzBudget;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

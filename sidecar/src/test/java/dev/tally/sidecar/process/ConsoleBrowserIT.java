@@ -3,8 +3,8 @@ package dev.tally.sidecar.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.tally.core.testing.Chromium;
 import dev.tally.core.testing.MutableClock;
-import dev.tally.sidecar.testing.Chromium;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

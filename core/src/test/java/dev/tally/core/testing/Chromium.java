@@ -1,4 +1,4 @@
-package dev.tally.sidecar.testing;
+package dev.tally.core.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  * A real headless Chromium (Debian's {@code chromium-headless-shell} or {@code chromium}) driven
  * through the Chrome DevTools Protocol over the JDK's own WebSocket client: navigate, evaluate,
  * wait for a condition. The browser is a process this test starts (loopback debugging port chosen
- * by the browser, a throw-away profile) and kills by its pid on close.
+ * by the browser, a throw-away profile) and kills by its pid on close. Shared through core's
+ * test-jar by both adapters' console tests.
  */
 public final class Chromium implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,4 +1,4 @@
-package dev.tally.sidecar.admin;
+package dev.tally.core.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Base64;
@@ -20,11 +20,11 @@ import java.util.Base64;
  * Other members are allowed, as the MCP schema allows them. Problems name the member path ({@code
  * result.content[0].text}) and never quote a value.
  */
-final class ToolResultShape {
+public final class ToolResultShape {
   private ToolResultShape() {}
 
   /** {@code null} when {@code result} is a {@code CallToolResult}; else what is wrong. */
-  static String problem(JsonNode result) {
+  public static String problem(JsonNode result) {
     if (result == null || !result.isObject()) {
       return "result: expected the tool result object the operator established"
           + " (an MCP CallToolResult: {\"content\":[…]})";
@@ -128,6 +128,6 @@ final class ToolResultShape {
 
   /** What a value is, never what it holds. */
   static String kind(JsonNode v) {
-    return dev.tally.core.console.StrictBody.kind(v);
+    return StrictBody.kind(v);
   }
 }
