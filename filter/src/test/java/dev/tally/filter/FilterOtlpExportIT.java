@@ -109,9 +109,10 @@ class FilterOtlpExportIT {
     assertThat(app.metaTraceparents)
         .as("the MCP server reads the same parent from params._meta (SEP-414)")
         .containsExactly(sent);
+    // The server span ends after the dispatch span (it ends with the answer) and may leave in a
+    // later export batch: wait for the whole tree, not its first span.
     long deadline = System.nanoTime() + EXPORT.toNanos();
-    while (spans().stream().noneMatch(s -> id(s.getSpanId()).equals(dispatchId))
-        && System.nanoTime() < deadline) {
+    while (!wholeTree(spans(), dispatchId) && System.nanoTime() < deadline) {
       TimeUnit.MILLISECONDS.sleep(50);
     }
     List<Span> spans = spans();
@@ -181,6 +182,27 @@ class FilterOtlpExportIT {
       b.header("traceparent", traceparent);
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * The dispatch span, its parent (the request's server span) and that one's admit and complete.
+   */
+  private static boolean wholeTree(List<Span> spans, String dispatchId) {
+    Span dispatch =
+        spans.stream().filter(s -> id(s.getSpanId()).equals(dispatchId)).findFirst().orElse(null);
+    if (dispatch == null) {
+      return false;
+    }
+    boolean server = spans.stream().anyMatch(s -> s.getSpanId().equals(dispatch.getParentSpanId()));
+    long children =
+        spans.stream()
+            .filter(s -> s.getParentSpanId().equals(dispatch.getParentSpanId()))
+            .filter(
+                s ->
+                    s.getName().startsWith("tally.admit ")
+                        || s.getName().startsWith("tally.complete "))
+            .count();
+    return server && children >= 2;
   }
 
   private List<Span> spans() {
