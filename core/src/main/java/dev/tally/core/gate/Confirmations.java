@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -55,9 +56,18 @@ public final class Confirmations {
 
   /**
    * Confirmed: send {@code body} (the stored call with the execution id in its {@code _meta})
-   * upstream with {@code Idempotency-Key: <execution id>} and report through {@code inFlight}.
+   * upstream with {@code Idempotency-Key: <execution id>} and report through {@code inFlight}. A
+   * 2026-07-28 call also carries {@code headers}, the mirrored headers its client would have sent
+   * ({@link dev.tally.core.mcp.HeaderRules#mirrored}, {@code Mcp-Param-*} included); empty for a
+   * 2025-era call, which runs on a session of its own.
    */
-  public record Execute(InFlight inFlight, ToolCallEnvelope call, byte[] body) implements Outcome {}
+  public record Execute(
+      InFlight inFlight, ToolCallEnvelope call, byte[] body, Map<String, String> headers)
+      implements Outcome {
+    public Execute {
+      headers = Map.copyOf(headers);
+    }
+  }
 
   /** Cancelled: {@code execution} is {@code cancelled}. */
   public record Cancelled(Execution execution) implements Outcome {}
@@ -381,8 +391,19 @@ public final class Confirmations {
             dispatched -> {
               Decision d = gate.dispatch(dispatched, contract, true);
               InFlight f = ((Decision.Dispatch) d).inFlight();
-              return (Outcome) new Execute(f, call, call.withExecutionId(f.id().value()));
+              return (Outcome)
+                  new Execute(f, call, call.withExecutionId(f.id().value()), mirrored(call));
             });
+  }
+
+  /** The headers a 2026-07-28 client sends with {@code call}; none for a 2025-era call. */
+  private Map<String, String> mirrored(ToolCallEnvelope call) {
+    String v = call.metaVersion();
+    if (v == null || !dev.tally.core.mcp.ProtocolVersions.isModern(v)) {
+      return Map.of();
+    }
+    return dev.tally.core.mcp.HeaderRules.mirrored(
+        v, call.tool(), call.arguments(), gate.paramHeaders().forTool(call.tool()));
   }
 
   private CompletionStage<Outcome> reject(Execution e, Instant now, String why) {
