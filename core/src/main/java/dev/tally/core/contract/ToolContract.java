@@ -179,4 +179,32 @@ public record ToolContract(
   public boolean isReadOnly() {
     return toolClass == ToolClass.READ_ONLY;
   }
+
+  /**
+   * A stable digest of what this contract decides about a call ({@code sha256:<16 hex>}): class,
+   * fingerprint rules, windows, unknown-outcome policy, status tool, confirmation, disconnect and
+   * error behaviour, but not {@link #source()} or the name. Equal contracts give equal digests in
+   * every process (collections are rendered in sorted or list order), so a pending confirmation can
+   * tell at confirm time whether its contract changed (issue 18).
+   */
+  public String digest() {
+    StringBuilder b = new StringBuilder("tool-contract/1");
+    b.append('|').append(toolClass.name());
+    b.append('|').append(attachWindow).append('|').append(attachWait);
+    b.append('|').append(resultRetention).append('|').append(replayWindow);
+    b.append('|').append(unknownOutcome.name()).append('|').append(statusTool);
+    b.append('|').append(confirmationRequired).append('|').append(onDisconnect.name());
+    b.append('|').append(releaseOnError);
+    b.append('|').append(fingerprint.include()).append('|').append(fingerprint.exclude());
+    b.append('|').append(new java.util.TreeMap<>(fingerprint.defaults()));
+    b.append('|').append(fingerprint.secrets());
+    try {
+      byte[] h =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "sha256:" + java.util.HexFormat.of().formatHex(h, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
+  }
 }
