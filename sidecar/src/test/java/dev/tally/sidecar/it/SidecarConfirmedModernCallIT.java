@@ -56,7 +56,8 @@ class SidecarConfirmedModernCallIT {
     upstream = new ModernUpstream(vertx);
     TallyConfig config =
         TallyConfig.parse(
-            "store: memory\ntools:\n  deploy:\n    confirmationRequired: true\n",
+            "store: memory\ntools:\n  default:\n    confirmationRequired: true\n  deploy:\n"
+                + "    confirmationRequired: true\n",
             "test",
             ConfigOverrides.none());
     store = MemoryExecutionStore.create();
@@ -177,5 +178,38 @@ class SidecarConfirmedModernCallIT {
     assertThat(done.state()).isEqualTo(ExecutionState.COMPLETED_NOT_DELIVERED);
     assertThat(upstream.effects).hasValue(1);
     assertThat(upstream.idempotencyKeys).containsExactly(id);
+  }
+
+  @Test
+  void aContractThatChangedBeforeTheConfirmRejectsTheActionAndTheRetryGetsThat() throws Exception {
+    String ask =
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\","
+            + "\"arguments\":{\"q\":1},"
+            + META
+            + "}}";
+    HttpResponse<String> first = post(sidecarUrl(), "tools/call", ask, "Mcp-Name", "ask");
+    JsonNode sc = JSON.readTree(first.body()).path("result").path("structuredContent");
+    assertThat(sc.path("status").asText()).as(first.body()).isEqualTo("pending_confirmation");
+    String id = sc.path("actionId").asText();
+    // The upstream now lists ask as read-only: the default's confirmation no longer applies.
+    gate.contracts().learnAnnotations("ask", true, null);
+
+    Confirmations.Outcome o =
+        gate.confirmations()
+            .confirm(new ExecutionId(id), name -> null)
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    assertThat(o).isInstanceOf(Confirmations.Refused.class);
+    Confirmations.Refused r = (Confirmations.Refused) o;
+    assertThat(r.error().code()).isEqualTo(dev.tally.core.mcp.TallyError.Code.CONTRACT_CHANGED);
+    assertThat(r.execution().state()).isEqualTo(ExecutionState.REJECTED);
+
+    gate.contracts().learnAnnotations("ask", null, null);
+    HttpResponse<String> retry = post(sidecarUrl(), "tools/call", ask, "Mcp-Name", "ask");
+    JsonNode again = JSON.readTree(retry.body());
+    assertThat(retry.body()).as("the decision, never a new approval").contains("REJECTED");
+    assertThat(again.path("result").path("structuredContent").path("status").asText())
+        .isNotEqualTo("pending_confirmation");
+    assertThat(upstream.effects).as("nothing ran").hasValue(0);
   }
 }
