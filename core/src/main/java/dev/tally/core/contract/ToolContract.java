@@ -23,6 +23,8 @@ import java.util.Objects;
  *     or a JSON-RPC error) releases its idempotency key and fingerprint, so that the retry runs the
  *     tool again (the default); {@code false} keeps the failure and replays it, for tools whose
  *     errors may come after a side effect
+ * @param statusArguments what {@code statusTool} is called with ({@link StatusArguments#DEFAULT}:
+ *     the execution id only)
  */
 public record ToolContract(
     String tool,
@@ -37,7 +39,8 @@ public record ToolContract(
     boolean confirmationRequired,
     DisconnectBehaviour onDisconnect,
     Duration replayWindow,
-    boolean releaseOnError) {
+    boolean releaseOnError,
+    StatusArguments statusArguments) {
 
   public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofMinutes(10);
   public static final Duration DEFAULT_ATTACH_WAIT = Duration.ofSeconds(30);
@@ -67,9 +70,42 @@ public record ToolContract(
     Objects.requireNonNull(unknownOutcome, "unknownOutcome");
     Objects.requireNonNull(onDisconnect, "onDisconnect");
     Objects.requireNonNull(replayWindow, "replayWindow");
+    Objects.requireNonNull(statusArguments, "statusArguments");
     if (replayWindow.isNegative()) {
       throw new IllegalArgumentException("replayWindow must not be negative");
     }
+  }
+
+  /** A contract whose status tool gets the execution id only ({@link StatusArguments#DEFAULT}). */
+  public ToolContract(
+      String tool,
+      ToolClass toolClass,
+      Source source,
+      FingerprintRules fingerprint,
+      Duration attachWindow,
+      Duration attachWait,
+      Duration resultRetention,
+      UnknownOutcomePolicy unknownOutcome,
+      String statusTool,
+      boolean confirmationRequired,
+      DisconnectBehaviour onDisconnect,
+      Duration replayWindow,
+      boolean releaseOnError) {
+    this(
+        tool,
+        toolClass,
+        source,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect,
+        replayWindow,
+        releaseOnError,
+        StatusArguments.DEFAULT);
   }
 
   /** A contract with the default {@link #DEFAULT_REPLAY_WINDOW replay window}. */
@@ -137,7 +173,8 @@ public record ToolContract(
         confirmationRequired,
         onDisconnect,
         replayWindow,
-        releaseOnError);
+        releaseOnError,
+        statusArguments);
   }
 
   /** This contract with another replay window. */
@@ -155,7 +192,8 @@ public record ToolContract(
         confirmationRequired,
         onDisconnect,
         window,
-        releaseOnError);
+        releaseOnError,
+        statusArguments);
   }
 
   /** This contract with failed first attempts releasing their key ({@code release}) or not. */
@@ -173,7 +211,8 @@ public record ToolContract(
         confirmationRequired,
         onDisconnect,
         replayWindow,
-        release);
+        release,
+        statusArguments);
   }
 
   public boolean isReadOnly() {
@@ -198,6 +237,8 @@ public record ToolContract(
     b.append('|').append(fingerprint.include()).append('|').append(fingerprint.exclude());
     b.append('|').append(new java.util.TreeMap<>(fingerprint.defaults()));
     b.append('|').append(fingerprint.secrets());
+    b.append('|').append(statusArguments.executionIdName()).append('|');
+    b.append(statusArguments.fromCall());
     try {
       byte[] h =
           java.security.MessageDigest.getInstance("SHA-256")
