@@ -7,9 +7,9 @@ import dev.tally.core.call.DispatchRecorder;
 import dev.tally.core.call.OwnCalls;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Confirmations;
+import dev.tally.core.mcp.HeaderRules;
 import dev.tally.core.mcp.Headers;
 import dev.tally.core.mcp.McpNames.HeaderNames;
-import dev.tally.core.mcp.McpNames.Methods;
 import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.RpcOutcome;
@@ -133,9 +133,8 @@ final class SelfClient implements AutoCloseable {
     }
     CompletionStage<Map<String, String>> session;
     if (OwnCalls.modern(run)) {
-      base.put(HeaderNames.PROTOCOL_VERSION, run.call().metaVersion());
-      base.put(HeaderNames.METHOD, Methods.TOOLS_CALL);
-      base.put(HeaderNames.NAME, run.call().tool());
+      // The headers its client would have sent, Mcp-Param-* included, as core built them.
+      base.putAll(run.headers());
       session = CompletableFuture.completedFuture(base);
     } else {
       session = legacySession(base);
@@ -180,9 +179,8 @@ final class SelfClient implements AutoCloseable {
         .exceptionallyCompose(
             notLegacy -> {
               Map<String, String> h = new LinkedHashMap<>(auth);
-              h.put(HeaderNames.PROTOCOL_VERSION, ProtocolVersions.MODERN);
-              h.put(HeaderNames.METHOD, Methods.TOOLS_CALL);
-              h.put(HeaderNames.NAME, tool);
+              h.putAll(
+                  HeaderRules.mirrored(ProtocolVersions.MODERN, tool, null, java.util.Map.of()));
               return post(bytes(modernCall), own(h), OwnCalls.STATUS_ID)
                   .thenApply(a -> Optional.ofNullable(a.outcome()));
             })

@@ -21,8 +21,17 @@ final class MiniApp {
   final URI endpoint;
 
   MiniApp(boolean async, FilterSettings settings) throws Exception {
+    this(async, TallyFilter.builder().settings(settings));
+  }
+
+  /** With the filter configured from {@code config} (its store replaced by this app's). */
+  MiniApp(boolean async, dev.tally.core.config.TallyConfig config) throws Exception {
+    this(async, TallyFilter.builder().config(config));
+  }
+
+  private MiniApp(boolean async, TallyFilter.Builder builder) throws Exception {
     servlet = new MiniMcpServlet(async);
-    filter = TallyFilter.builder().settings(settings).store(store).keys(SdkApp.keys()).build();
+    filter = builder.store(store).keys(SdkApp.keys()).build();
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");

@@ -37,6 +37,16 @@ final class MiniMcpServlet extends HttpServlet {
   final transient AtomicInteger writes = new AtomicInteger();
   final transient ConcurrentLinkedQueue<String> executionIds = new ConcurrentLinkedQueue<>();
   final transient ConcurrentLinkedQueue<String> rawBodies = new ConcurrentLinkedQueue<>();
+
+  /**
+   * What was wrong with each 2026-07-28 {@code tools/call}'s mirrored headers, checked here with
+   * this servlet's own decoding (such calls are answered HTTP 400, -32020).
+   */
+  final transient ConcurrentLinkedQueue<String> headerMismatches = new ConcurrentLinkedQueue<>();
+
+  /** The decoded {@code Mcp-Param-Region} of each 2026-07-28 {@code write} call. */
+  final transient ConcurrentLinkedQueue<String> regions = new ConcurrentLinkedQueue<>();
+
   private final boolean async;
   private final transient ExecutorService pool = Executors.newFixedThreadPool(2);
 
@@ -70,6 +80,21 @@ final class MiniMcpServlet extends HttpServlet {
       abort(msg, req, res);
       return;
     }
+    String bad = mismatch(req, msg);
+    if (bad != null) {
+      headerMismatches.add(bad);
+      res.setStatus(400);
+      res.setContentType("application/json");
+      res.getOutputStream()
+          .write(
+              ("{\"jsonrpc\":\"2.0\",\"id\":"
+                      + msg.path("id")
+                      + ",\"error\":{\"code\":-32020,\"message\":\"Header mismatch: "
+                      + bad
+                      + "\"}}")
+                  .getBytes(StandardCharsets.UTF_8));
+      return;
+    }
     if (!async) {
       answer(msg, res);
       return;
@@ -85,6 +110,42 @@ final class MiniMcpServlet extends HttpServlet {
             ac.complete();
           }
         });
+  }
+
+  /**
+   * For a 2026-07-28 {@code tools/call}: what disagrees with the body among {@code Mcp-Method},
+   * {@code Mcp-Name} and ({@code write}) {@code Mcp-Param-Region}; null when all agree.
+   */
+  private String mismatch(HttpServletRequest req, JsonNode msg) {
+    if (!"tools/call".equals(msg.path("method").asText())
+        || !"2026-07-28".equals(req.getHeader("MCP-Protocol-Version"))) {
+      return null;
+    }
+    JsonNode params = msg.path("params");
+    if (!"tools/call".equals(req.getHeader("Mcp-Method"))) {
+      return "Mcp-Method";
+    }
+    if (!params.path("name").asText().equals(decoded(req.getHeader("Mcp-Name")))) {
+      return "Mcp-Name";
+    }
+    JsonNode region = params.path("arguments").path("region");
+    if ("write".equals(params.path("name").asText()) && region.isTextual()) {
+      String h = decoded(req.getHeader("Mcp-Param-Region"));
+      if (!region.asText().equals(h)) {
+        return h == null ? "Mcp-Param-Region missing" : "Mcp-Param-Region";
+      }
+      regions.add(h);
+    }
+    return null;
+  }
+
+  private static String decoded(String h) {
+    if (h != null && h.startsWith("=?base64?") && h.endsWith("?=") && h.length() >= 11) {
+      return new String(
+          java.util.Base64.getDecoder().decode(h.substring(9, h.length() - 2)),
+          StandardCharsets.UTF_8);
+    }
+    return h;
   }
 
   /** Holds the call until its cancellation, then ends the stream with no answer for it. */

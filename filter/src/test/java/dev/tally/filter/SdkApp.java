@@ -57,6 +57,11 @@ final class SdkApp {
   static final String CLOSE = "close_ticket";
 
   final AtomicInteger statusLookups = new AtomicInteger();
+
+  /** The arguments each status lookup came with, in order. */
+  final List<Map<String, Object>> statusArguments =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
   final AtomicInteger closes = new AtomicInteger();
 
   /** The result text of each write, by the Idempotency-Key it ran under. */
@@ -193,8 +198,18 @@ final class SdkApp {
                     .callHandler(
                         (ex, req) -> {
                           statusLookups.incrementAndGet();
-                          String text =
-                              written.get(String.valueOf(req.arguments().get("executionId")));
+                          statusArguments.add(Map.copyOf(req.arguments()));
+                          // The execution id under the default name, or under "operation"
+                          // with the ticket's message mapped in as "about".
+                          Object op = req.arguments().get("executionId");
+                          if (op == null) {
+                            op = req.arguments().get("operation");
+                          }
+                          String text = written.get(String.valueOf(op));
+                          Object about = req.arguments().get("about");
+                          if (text != null && about != null && !text.endsWith(" for " + about)) {
+                            text = null;
+                          }
                           Map<String, Object> sc = new HashMap<>();
                           if (text == null) {
                             sc.put("status", "not_found");

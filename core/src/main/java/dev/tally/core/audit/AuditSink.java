@@ -61,7 +61,9 @@ public interface AuditSink {
   /**
    * A status tool was asked about {@code execution} (issue 18), for the {@code attempt}-th time;
    * {@code answer} is what it said: {@code completed}, {@code not_found}, {@code unanswered} (no
-   * answer was had), {@code error} or {@code unrecognized}. Does nothing by default.
+   * answer was had), {@code error} or {@code unrecognized}; or {@code argument_missing} when no
+   * lookup was made because an argument the contract's {@code statusArguments} maps was absent from
+   * the call. Does nothing by default.
    */
   default void statusLookup(
       Execution execution, String statusTool, String answer, int attempt, Instant at) {}

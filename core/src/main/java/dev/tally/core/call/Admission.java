@@ -81,12 +81,21 @@ public interface Admission {
     return true;
   }
 
-  /** The real gate. */
+  /**
+   * Where the intake keeps the tools' {@code x-mcp-header} parameters: the gate's ({@link
+   * Gate#paramHeaders}), so that confirmed calls mirror them; {@code null} (the intake keeps its
+   * own) for scripted admissions.
+   */
+  default dev.tally.core.mcp.ToolParamHeaders paramHeaders() {
+    return null;
+  }
+
   /** Where the calls' spans and metrics go (default {@link Telemetry#NONE}). */
   default Telemetry telemetry() {
     return Telemetry.NONE;
   }
 
+  /** The real gate. */
   static Admission of(Gate gate) {
     return new Admission() {
       @Override
@@ -127,6 +136,11 @@ public interface Admission {
       @Override
       public boolean listsEverything(Headers headers) {
         return gate.listsEverything(headers);
+      }
+
+      @Override
+      public dev.tally.core.mcp.ToolParamHeaders paramHeaders() {
+        return gate.paramHeaders();
       }
 
       @Override

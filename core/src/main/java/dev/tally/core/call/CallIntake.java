@@ -53,7 +53,8 @@ public final class CallIntake {
       Admission admission, WireJson json, String target, ToolCatalogue.Options catalogue) {
     this.admission = admission;
     this.reader = ToolCallReader.create(json);
-    this.params = ToolParamHeaders.create();
+    ToolParamHeaders shared = admission.paramHeaders();
+    this.params = shared != null ? shared : ToolParamHeaders.create();
     this.listings = new ListingLearner(json, admission.contracts(), params);
     this.catalogue = new ToolCatalogue(listings, admission.contracts(), json, catalogue);
     this.target = target;

@@ -3,6 +3,7 @@ package dev.tally.core.config;
 import dev.tally.core.config.ToolsSection.Partial;
 import dev.tally.core.contract.DisconnectBehaviour;
 import dev.tally.core.contract.FingerprintRules;
+import dev.tally.core.contract.StatusArguments;
 import dev.tally.core.contract.ToolClass;
 import dev.tally.core.contract.ToolContract;
 import dev.tally.core.contract.UnknownOutcomePolicy;
@@ -76,6 +77,7 @@ final class ContractResolver {
     if (unknown != UnknownOutcomePolicy.STATUS_CHECK) {
       statusTool = null;
     }
+    StatusArguments statusArguments = statusArguments(t, own, base, baseName, unknown, readOnly);
 
     boolean confirm = pick(own.confirmationRequired(), base.confirmationRequired(), false);
     if (readOnly && confirm) {
@@ -141,7 +143,54 @@ final class ContractResolver {
         confirm,
         onDisconnect,
         replay,
-        pick(own.releaseOnError(), base.releaseOnError(), true));
+        pick(own.releaseOnError(), base.releaseOnError(), true),
+        statusArguments);
+  }
+
+  /**
+   * What the status tool is called with: only with {@code unknownOutcome: status_check}; the
+   * execution id's argument may not also be mapped from the call.
+   */
+  private static StatusArguments statusArguments(
+      ConfigSection t,
+      Partial own,
+      Partial base,
+      String baseName,
+      UnknownOutcomePolicy unknown,
+      boolean readOnly) {
+    java.util.Map<String, String> mapped =
+        pick(own.statusArguments(), base.statusArguments(), java.util.Map.of());
+    String idName =
+        pick(
+            own.statusExecutionIdArgument(),
+            base.statusExecutionIdArgument(),
+            StatusArguments.DEFAULT_EXECUTION_ID_NAME);
+    if (readOnly || unknown != UnknownOutcomePolicy.STATUS_CHECK) {
+      for (String key : new String[] {"statusArguments", "statusExecutionIdArgument"}) {
+        boolean set =
+            key.equals("statusArguments")
+                ? own.statusArguments() != null
+                : own.statusExecutionIdArgument() != null;
+        if (set && baseName != null) {
+          t.problem(
+              key,
+              "set (expected: nothing: "
+                  + key
+                  + " is only used with unknownOutcome status_check, this tool has "
+                  + wire(unknown)
+                  + ")");
+        }
+      }
+      return StatusArguments.DEFAULT;
+    }
+    if (mapped.containsKey(idName)) {
+      t.problemShown(
+          "statusArguments",
+          Problems.sanitize(idName),
+          "an argument other than statusExecutionIdArgument " + Problems.sanitize(idName));
+      return StatusArguments.DEFAULT;
+    }
+    return new StatusArguments(idName, mapped);
   }
 
   /** A pointer may appear in at most one of include/exclude, exclude/secrets, exclude/defaults. */

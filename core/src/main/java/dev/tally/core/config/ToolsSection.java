@@ -29,6 +29,8 @@ final class ToolsSection {
           "resultRetention",
           "unknownOutcome",
           "statusTool",
+          "statusArguments",
+          "statusExecutionIdArgument",
           "confirmationRequired",
           "onDisconnect",
           "replayWindow",
@@ -40,6 +42,7 @@ final class ToolsSection {
   private static final Duration POSITIVE = Duration.ofMillis(1);
   private static final Pattern POINTER = Pattern.compile("(/([^~/]|~[01])*)+");
   private static final Pattern TOOL_NAME = Pattern.compile("[^\\p{Cntrl}]{1,128}");
+  private static final Pattern ARGUMENT_NAME = Pattern.compile("[^\\p{Cntrl}]{1,128}");
   private static final String POINTER_EXPECTED = "an RFC 6901 JSON pointer like /title or /a/0";
 
   private ToolsSection() {}
@@ -91,6 +94,12 @@ final class ToolsSection {
             null,
             s -> TOOL_NAME.matcher(s).matches() && !s.isBlank(),
             "a tool name of 1-128 characters"),
+        statusArguments(t.section("statusArguments")),
+        t.string(
+            "statusExecutionIdArgument",
+            null,
+            s -> ARGUMENT_NAME.matcher(s).matches(),
+            "an argument name of 1-128 characters"),
         t.bool("confirmationRequired", null),
         t.choice("onDisconnect", null, DisconnectBehaviour.class),
         t.duration("replayWindow", null, Duration.ZERO, MAX_WINDOW),
@@ -124,6 +133,28 @@ final class ToolsSection {
     return List.copyOf(out);
   }
 
+  /**
+   * Status tool argument name → pointer into the call's arguments, or {@code null} when absent.
+   * Pointers are shown (they are configuration, not values).
+   */
+  private static Map<String, String> statusArguments(ConfigSection s) {
+    if (!s.isPresent()) {
+      return null;
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String name : s.keys()) {
+      JsonNode v = s.raw(name);
+      if (!ARGUMENT_NAME.matcher(name).matches()) {
+        s.problemShown(name, Problems.sanitize(name), "an argument name of 1-128 characters");
+      } else if (!v.isTextual() || !POINTER.matcher(v.asText()).matches()) {
+        s.problemShown(name, Problems.show("", v), POINTER_EXPECTED + " into the call's arguments");
+      } else {
+        out.put(name, v.asText());
+      }
+    }
+    return out;
+  }
+
   /** Pointer → default value, or {@code null} when absent. */
   private static Map<String, JsonNode> defaults(ConfigSection d) {
     if (!d.isPresent()) {
@@ -152,13 +183,16 @@ final class ToolsSection {
       Duration resultRetention,
       UnknownOutcomePolicy unknownOutcome,
       String statusTool,
+      Map<String, String> statusArguments,
+      String statusExecutionIdArgument,
       Boolean confirmationRequired,
       DisconnectBehaviour onDisconnect,
       Duration replayWindow,
       Boolean releaseOnError) {
     static final Partial EMPTY =
         new Partial(
-            null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+            null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+            null, null);
   }
 
   static FingerprintRules rules(

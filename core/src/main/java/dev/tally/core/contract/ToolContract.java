@@ -23,6 +23,8 @@ import java.util.Objects;
  *     or a JSON-RPC error) releases its idempotency key and fingerprint, so that the retry runs the
  *     tool again (the default); {@code false} keeps the failure and replays it, for tools whose
  *     errors may come after a side effect
+ * @param statusArguments what {@code statusTool} is called with ({@link StatusArguments#DEFAULT}:
+ *     the execution id only)
  */
 public record ToolContract(
     String tool,
@@ -37,7 +39,8 @@ public record ToolContract(
     boolean confirmationRequired,
     DisconnectBehaviour onDisconnect,
     Duration replayWindow,
-    boolean releaseOnError) {
+    boolean releaseOnError,
+    StatusArguments statusArguments) {
 
   public static final Duration DEFAULT_ATTACH_WINDOW = Duration.ofMinutes(10);
   public static final Duration DEFAULT_ATTACH_WAIT = Duration.ofSeconds(30);
@@ -67,9 +70,42 @@ public record ToolContract(
     Objects.requireNonNull(unknownOutcome, "unknownOutcome");
     Objects.requireNonNull(onDisconnect, "onDisconnect");
     Objects.requireNonNull(replayWindow, "replayWindow");
+    Objects.requireNonNull(statusArguments, "statusArguments");
     if (replayWindow.isNegative()) {
       throw new IllegalArgumentException("replayWindow must not be negative");
     }
+  }
+
+  /** A contract whose status tool gets the execution id only ({@link StatusArguments#DEFAULT}). */
+  public ToolContract(
+      String tool,
+      ToolClass toolClass,
+      Source source,
+      FingerprintRules fingerprint,
+      Duration attachWindow,
+      Duration attachWait,
+      Duration resultRetention,
+      UnknownOutcomePolicy unknownOutcome,
+      String statusTool,
+      boolean confirmationRequired,
+      DisconnectBehaviour onDisconnect,
+      Duration replayWindow,
+      boolean releaseOnError) {
+    this(
+        tool,
+        toolClass,
+        source,
+        fingerprint,
+        attachWindow,
+        attachWait,
+        resultRetention,
+        unknownOutcome,
+        statusTool,
+        confirmationRequired,
+        onDisconnect,
+        replayWindow,
+        releaseOnError,
+        StatusArguments.DEFAULT);
   }
 
   /** A contract with the default {@link #DEFAULT_REPLAY_WINDOW replay window}. */
@@ -137,7 +173,8 @@ public record ToolContract(
         confirmationRequired,
         onDisconnect,
         replayWindow,
-        releaseOnError);
+        releaseOnError,
+        statusArguments);
   }
 
   /** This contract with another replay window. */
@@ -155,7 +192,8 @@ public record ToolContract(
         confirmationRequired,
         onDisconnect,
         window,
-        releaseOnError);
+        releaseOnError,
+        statusArguments);
   }
 
   /** This contract with failed first attempts releasing their key ({@code release}) or not. */
@@ -173,10 +211,41 @@ public record ToolContract(
         confirmationRequired,
         onDisconnect,
         replayWindow,
-        release);
+        release,
+        statusArguments);
   }
 
   public boolean isReadOnly() {
     return toolClass == ToolClass.READ_ONLY;
+  }
+
+  /**
+   * A stable digest of what this contract decides about a call ({@code sha256:<16 hex>}): class,
+   * fingerprint rules, windows, unknown-outcome policy, status tool, confirmation, disconnect and
+   * error behaviour, but not {@link #source()} or the name. Equal contracts give equal digests in
+   * every process (collections are rendered in sorted or list order), so a pending confirmation can
+   * tell at confirm time whether its contract changed (issue 18).
+   */
+  public String digest() {
+    StringBuilder b = new StringBuilder("tool-contract/1");
+    b.append('|').append(toolClass.name());
+    b.append('|').append(attachWindow).append('|').append(attachWait);
+    b.append('|').append(resultRetention).append('|').append(replayWindow);
+    b.append('|').append(unknownOutcome.name()).append('|').append(statusTool);
+    b.append('|').append(confirmationRequired).append('|').append(onDisconnect.name());
+    b.append('|').append(releaseOnError);
+    b.append('|').append(fingerprint.include()).append('|').append(fingerprint.exclude());
+    b.append('|').append(new java.util.TreeMap<>(fingerprint.defaults()));
+    b.append('|').append(fingerprint.secrets());
+    b.append('|').append(statusArguments.executionIdName()).append('|');
+    b.append(statusArguments.fromCall());
+    try {
+      byte[] h =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "sha256:" + java.util.HexFormat.of().formatHex(h, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+    }
   }
 }

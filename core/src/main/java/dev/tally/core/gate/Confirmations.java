@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -55,9 +56,18 @@ public final class Confirmations {
 
   /**
    * Confirmed: send {@code body} (the stored call with the execution id in its {@code _meta})
-   * upstream with {@code Idempotency-Key: <execution id>} and report through {@code inFlight}.
+   * upstream with {@code Idempotency-Key: <execution id>} and report through {@code inFlight}. A
+   * 2026-07-28 call also carries {@code headers}, the mirrored headers its client would have sent
+   * ({@link dev.tally.core.mcp.HeaderRules#mirrored}, {@code Mcp-Param-*} included); empty for a
+   * 2025-era call, which runs on a session of its own.
    */
-  public record Execute(InFlight inFlight, ToolCallEnvelope call, byte[] body) implements Outcome {}
+  public record Execute(
+      InFlight inFlight, ToolCallEnvelope call, byte[] body, Map<String, String> headers)
+      implements Outcome {
+    public Execute {
+      headers = Map.copyOf(headers);
+    }
+  }
 
   /** Cancelled: {@code execution} is {@code cancelled}. */
   public record Cancelled(Execution execution) implements Outcome {}
@@ -160,12 +170,13 @@ public final class Confirmations {
     if (e.state() != ExecutionState.PENDING_CONFIRMATION || e.result() == null) {
       return CompletableFuture.completedFuture(Optional.empty());
     }
-    return store.result(e.id());
+    return store.result(e.id()).thenApply(b -> b.map(x -> StoredCall.decode(x).message()));
   }
 
   /**
    * Stores {@code original}, the call's message, with the pending {@code e} so that confirming it
-   * runs exactly what the client sent. Already stored: completes with {@code e} unchanged.
+   * runs exactly what the client sent, with the digest of the contract it was made under ({@link
+   * StoredCall}). Already stored: completes with {@code e} unchanged.
    */
   public CompletionStage<Execution> storeCall(Execution e, byte[] original) {
     if (e.state() != ExecutionState.PENDING_CONFIRMATION || e.result() != null) {
@@ -173,7 +184,8 @@ public final class Confirmations {
     }
     Instant now = clock.instant();
     return store.transition(
-        Transition.to(e, ExecutionState.PENDING_CONFIRMATION, now).withResult(original, false));
+        Transition.to(e, ExecutionState.PENDING_CONFIRMATION, now)
+            .withResult(StoredCall.encode(contracts.resolve(e.tool()).digest(), original), false));
   }
 
   /**
@@ -244,24 +256,30 @@ public final class Confirmations {
                 .thenApply(x -> (Outcome) new NotPending(Optional.of(x)));
           }
           ToolContract contract = contracts.resolve(e.tool());
-          WriteControl.Verdict v = writes.verdict(contract, actor, headers);
-          if (v == WriteControl.Verdict.SWITCHED_OFF) {
-            return done(
-                new Refused(
-                    TallyError.of(
-                        TallyError.Code.MCP_WRITE_DISABLED,
-                        "writes are switched off for you now; the action stays pending until"
-                            + " it expires"),
-                    e));
-          }
-          if (v == WriteControl.Verdict.HIDDEN || contract.isReadOnly()) {
-            return reject(e, now, "you may no longer use this tool; the action was rejected");
-          }
           return store
               .result(e.id())
               .thenCompose(
                   bytes -> {
-                    Optional<ToolCallEnvelope> call = bytes.flatMap(this::envelope);
+                    Optional<StoredCall> stored = bytes.map(StoredCall::decode);
+                    Optional<String> changed = changed(e, contract, stored);
+                    if (changed.isPresent()) {
+                      return reject(e, now, TallyError.Code.CONTRACT_CHANGED, changed.get());
+                    }
+                    WriteControl.Verdict v = writes.verdict(contract, actor, headers);
+                    if (v == WriteControl.Verdict.SWITCHED_OFF) {
+                      return done(
+                          new Refused(
+                              TallyError.of(
+                                  TallyError.Code.MCP_WRITE_DISABLED,
+                                  "writes are switched off for you now; the action stays pending"
+                                      + " until it expires"),
+                              e));
+                    }
+                    if (v == WriteControl.Verdict.HIDDEN || contract.isReadOnly()) {
+                      return reject(
+                          e, now, "you may no longer use this tool; the action was rejected");
+                    }
+                    Optional<ToolCallEnvelope> call = stored.flatMap(c -> envelope(c.message()));
                     if (call.isEmpty()) {
                       return reject(
                           e, now, "the call was not stored and cannot be run; it was rejected");
@@ -381,14 +399,56 @@ public final class Confirmations {
             dispatched -> {
               Decision d = gate.dispatch(dispatched, contract, true);
               InFlight f = ((Decision.Dispatch) d).inFlight();
-              return (Outcome) new Execute(f, call, call.withExecutionId(f.id().value()));
+              return (Outcome)
+                  new Execute(f, call, call.withExecutionId(f.id().value()), mirrored(call));
             });
   }
 
+  /** The headers a 2026-07-28 client sends with {@code call}; none for a 2025-era call. */
+  private Map<String, String> mirrored(ToolCallEnvelope call) {
+    String v = call.metaVersion();
+    if (v == null || !dev.tally.core.mcp.ProtocolVersions.isModern(v)) {
+      return Map.of();
+    }
+    return dev.tally.core.mcp.HeaderRules.mirrored(
+        v, call.tool(), call.arguments(), gate.paramHeaders().forTool(call.tool()));
+  }
+
   private CompletionStage<Outcome> reject(Execution e, Instant now, String why) {
+    return reject(e, now, TallyError.Code.INVALID_REQUEST, why);
+  }
+
+  private CompletionStage<Outcome> reject(
+      Execution e, Instant now, TallyError.Code code, String why) {
     return leave(e, ExecutionState.REJECTED, now)
-        .thenApply(
-            x -> (Outcome) new Refused(TallyError.of(TallyError.Code.INVALID_REQUEST, why), x));
+        .thenApply(x -> (Outcome) new Refused(TallyError.of(code, why), x));
+  }
+
+  /**
+   * Why {@code contract}, the tool's contract now, is not the one the pending {@code e} was made
+   * under ({@code stored} holds the digest it was made under, when one was stored); empty when it
+   * is the same. The rules are evaluated again at confirm time (issue 18): a call made under other
+   * rules is never run under these.
+   */
+  static Optional<String> changed(Execution e, ToolContract contract, Optional<StoredCall> stored) {
+    if (!contract.confirmationRequired()) {
+      return Optional.of(
+          "the tool's contract changed: it no longer requires confirmation (or the tool is no"
+              + " longer configured); the action was rejected, call the tool again if it is"
+              + " still wanted");
+    }
+    if (contract.toolClass() != e.toolClass()) {
+      return Optional.of(
+          "the tool's contract changed: its class is now "
+              + contract.toolClass().name().toLowerCase(java.util.Locale.ROOT)
+              + "; the action was rejected");
+    }
+    String was = stored.map(StoredCall::digest).orElse(null);
+    if (was != null && !was.equals(contract.digest())) {
+      return Optional.of(
+          "the tool's contract changed since the call was made; the action was rejected");
+    }
+    return Optional.empty();
   }
 
   /** Moves the pending {@code e} to {@code to}, wiping its stored call; a lost race re-reads it. */

@@ -58,6 +58,8 @@ public final class Gate implements AutoCloseable {
   private final ActorResolver actors;
   private final WriteControl writes;
   private final Confirmations confirmations;
+  private final dev.tally.core.mcp.ToolParamHeaders paramHeaders =
+      dev.tally.core.mcp.ToolParamHeaders.create();
   private final StatusChecks statusChecks;
   private final Owners owners;
   private final Telemetry telemetry;
@@ -306,6 +308,14 @@ public final class Gate implements AutoCloseable {
   }
 
   /** Pending confirmations: expiry, links, the person's decision. */
+  /**
+   * The tools' {@code x-mcp-header} parameters as learned from {@code tools/list} (the adapter's
+   * {@link dev.tally.core.call.CallIntake} fills it): what a confirmed call's own request mirrors.
+   */
+  public dev.tally.core.mcp.ToolParamHeaders paramHeaders() {
+    return paramHeaders;
+  }
+
   public Confirmations confirmations() {
     return confirmations;
   }

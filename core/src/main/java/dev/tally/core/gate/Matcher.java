@@ -162,7 +162,7 @@ final class Matcher {
           case REPORT -> done(new Decision.Respond(TallyCode.OUTCOME_UNKNOWN, e));
           case STATUS_CHECK ->
               gate.statusChecks()
-                  .settle(e, contract, call.headers())
+                  .settle(e, contract, call)
                   .thenCompose(
                       x ->
                           x.state() == ExecutionState.OUTCOME_UNKNOWN

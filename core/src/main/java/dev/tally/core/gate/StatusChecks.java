@@ -22,8 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Settles an {@code outcome_unknown} execution of a {@code status_check} contract by asking its
- * {@code statusTool} (issue 18), before its retry is answered. The status tool is called with
- * {@code {"executionId": "<id>"}} (the id the upstream got as {@code Idempotency-Key}) and must
+ * {@code statusTool} (issue 18), before its retry is answered. The status tool is called with the
+ * execution id (the id the upstream got as {@code Idempotency-Key}) under the contract's {@link
+ * dev.tally.core.contract.StatusArguments#executionIdName()} (default {@code executionId}) and each
+ * argument its {@code statusArguments} maps from the call's arguments, taken from the retry's own
+ * arguments (identical to the original's: same fingerprint; nothing of them is stored), numbers
+ * with their exact value. When an argument it maps is absent from the call there is no lookup: the
+ * retry gets {@code OUTCOME_UNKNOWN} and the audit chain says {@code argument_missing}. It must
  * answer a tool result whose {@code structuredContent.status} is:
  *
  * <ul>
@@ -35,13 +40,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Anything else (no answer, an error, another status) leaves it {@code outcome_unknown}, and the
  * retry gets {@code OUTCOME_UNKNOWN}. At most {@link #MAX_ATTEMPTS} lookups are made per execution
- * by this instance; every settlement is a recorded transition (so in the audit chain).
+ * by this instance (the bound is per instance: counting lookups across instances would need a
+ * durable counter the store does not have); every settlement is a recorded transition (so in the
+ * audit chain).
  */
 public final class StatusChecks {
   /** Lookups per execution before the answer stays {@code OUTCOME_UNKNOWN}. */
   public static final int MAX_ATTEMPTS = 3;
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Writes the mapped values as read: exact decimals and integers, never through a double. */
+  private static final ObjectMapper EXACT = dev.tally.core.mcp.WireJson.defaults().strict();
 
   private final ExecutionStore store;
   private final Clock clock;
@@ -64,7 +74,8 @@ public final class StatusChecks {
    * Asks {@code contract}'s status tool about {@code e}; completes with the execution as settled,
    * or {@code e} unchanged when the lookup did not settle it. Never fails.
    */
-  CompletionStage<Execution> settle(Execution e, ToolContract contract, Headers headers) {
+  CompletionStage<Execution> settle(Execution e, ToolContract contract, ToolCall call) {
+    Headers headers = call.headers();
     if (lookup == StatusLookup.NONE || contract.statusTool() == null) {
       return CompletableFuture.completedFuture(e);
     }
@@ -73,11 +84,15 @@ public final class StatusChecks {
     if (attempt > MAX_ATTEMPTS) {
       return CompletableFuture.completedFuture(e);
     }
-    ObjectNode args = JSON.createObjectNode();
-    args.put("executionId", e.id().value());
+    Optional<ObjectNode> mapped = arguments(e, contract.statusArguments(), call.arguments());
+    if (mapped.isEmpty()) {
+      reportMissing(e, contract, attempt);
+      return CompletableFuture.completedFuture(e);
+    }
+    ObjectNode args = mapped.get();
     byte[] body;
     try {
-      body = JSON.writeValueAsBytes(args);
+      body = EXACT.writeValueAsBytes(args);
     } catch (IOException x) {
       return CompletableFuture.completedFuture(e);
     }
@@ -90,6 +105,36 @@ public final class StatusChecks {
             })
         .exceptionally(err -> e);
   }
+
+  /**
+   * The status tool's arguments for {@code e}: the execution id and each mapped argument from the
+   * call's {@code arguments}; empty when one of them is absent there (no lookup is made).
+   */
+  static Optional<ObjectNode> arguments(
+      Execution e, dev.tally.core.contract.StatusArguments spec, JsonNode arguments) {
+    ObjectNode args = JSON.createObjectNode();
+    args.put(spec.executionIdName(), e.id().value());
+    for (Map.Entry<String, String> m : spec.fromCall().entrySet()) {
+      JsonNode v = arguments == null ? null : arguments.at(m.getValue());
+      if (v == null || v.isMissingNode()) {
+        return Optional.empty();
+      }
+      args.set(m.getKey(), v.deepCopy());
+    }
+    return Optional.of(args);
+  }
+
+  /** A lookup not made because a mapped argument was absent, in the audit chain; never throws. */
+  private void reportMissing(Execution e, ToolContract contract, int n) {
+    try {
+      audit.statusLookup(e, contract.statusTool(), ARGUMENT_MISSING, n, clock.instant());
+    } catch (RuntimeException x) {
+      // As for report: a gap shows at verify time.
+    }
+  }
+
+  /** The audit's answer when no lookup was made: an argument the contract maps was absent. */
+  static final String ARGUMENT_MISSING = "argument_missing";
 
   /** Puts the lookup and what it answered in the audit chain; never throws. */
   private void report(Execution e, ToolContract contract, Optional<RpcOutcome> answer, int n) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.McpNames.Methods;
 import java.math.BigDecimal;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -70,6 +71,54 @@ public final class HeaderRules {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The mirrored headers a 2026-07-28 client sends with a {@code tools/call} of {@code tool} whose
+   * {@code params._meta} names {@code version}: {@code MCP-Protocol-Version}, {@code Mcp-Method},
+   * {@code Mcp-Name}, and one {@code Mcp-Param-<name>} for each of {@code paramHeaders} (the tool's
+   * {@code x-mcp-header} parameters) whose argument is a string, number or boolean; values are
+   * Base64-sentinel encoded where the spec requires it. What {@link #check} accepts, so a call
+   * Tally sends itself (a confirmed call) is exactly what a client would have sent. Numbers keep
+   * their exact text (no rounding through a double).
+   */
+  public static Map<String, String> mirrored(
+      String version, String tool, JsonNode arguments, Map<String, List<String>> paramHeaders) {
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put(HeaderNames.PROTOCOL_VERSION, version);
+    h.put(HeaderNames.METHOD, Methods.TOOLS_CALL);
+    h.put(HeaderNames.NAME, Base64Sentinel.encode(tool));
+    for (Map.Entry<String, List<String>> e : new java.util.TreeMap<>(paramHeaders).entrySet()) {
+      JsonNode v = arguments;
+      for (String step : e.getValue()) {
+        v = v == null || !v.isObject() ? null : v.get(step);
+      }
+      String text = scalarText(v);
+      if (text != null) {
+        h.put(HeaderNames.PARAM_PREFIX + e.getKey(), Base64Sentinel.encode(text));
+      }
+    }
+    return h;
+  }
+
+  /** A string, boolean or number argument as a header carries it; null for anything else. */
+  private static String scalarText(JsonNode v) {
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (v.isTextual()) {
+      return v.textValue();
+    }
+    if (v.isBoolean()) {
+      return v.booleanValue() ? "true" : "false";
+    }
+    if (v.isBigDecimal()) {
+      return v.decimalValue().toString();
+    }
+    if (v.isNumber()) {
+      return v.asText();
+    }
+    return null;
   }
 
   private static Optional<TallyError> checkName(

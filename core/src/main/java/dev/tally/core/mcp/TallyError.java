@@ -25,6 +25,12 @@ public record TallyError(Code code, String message) {
     UNKNOWN_TOOL(200, -32602, false),
     /** A confirmation refused because the operator's write switch is off for the caller. */
     MCP_WRITE_DISABLED(409, -32600, false),
+    /**
+     * A confirmation refused because the tool's contract changed since the call was made (it no
+     * longer needs confirmation, its class or digest differs, or the tool is gone); the call is
+     * rejected and never runs.
+     */
+    CONTRACT_CHANGED(409, -32600, false),
     PARSE_ERROR(400, -32700, false),
     HEADER_MISMATCH(400, -32020, false),
     UNSUPPORTED_MEDIA_TYPE(415, -32600, false),

@@ -339,7 +339,8 @@ class ToolsSectionTest {
         .containsExactly(
             "tools.t.attachWindo: unknown key (did you mean attachWindow?) (expected one of:"
                 + " class, fingerprint, attachWindow, attachWait, resultRetention, unknownOutcome,"
-                + " statusTool, confirmationRequired, onDisconnect, replayWindow, releaseOnError)",
+                + " statusTool, statusArguments, statusExecutionIdArgument, confirmationRequired,"
+                + " onDisconnect, replayWindow, releaseOnError)",
             "tools.t.fingerprint.exclud: unknown key (did you mean exclude?) (expected one of:"
                 + " include, exclude, defaults, secrets)");
   }
@@ -389,5 +390,54 @@ class ToolsSectionTest {
     assertThat(t.tools().get("t").confirmationRequired()).isTrue();
     assertThat(t.tools().get("t").onDisconnect()).isEqualTo(DisconnectBehaviour.CANCEL);
     assertThat(t.defaults().source()).isEqualTo(ToolContract.Source.CONFIGURATION);
+  }
+
+  @Test
+  void statusArgumentsMapTheStatusToolsArgumentsFromTheCall() {
+    ToolsConfig t =
+        tools(
+            """
+            tools:
+              refund:
+                class: status_check
+                statusTool: refund_status
+                statusExecutionIdArgument: operation
+                statusArguments: {orderId: /order/id, amount: /amount}
+              plain: {class: status_check, statusTool: get_op}
+            """);
+    ToolContract refund = t.tools().get("refund");
+    assertThat(refund.statusArguments().executionIdName()).isEqualTo("operation");
+    assertThat(refund.statusArguments().fromCall())
+        .containsExactly(Map.entry("amount", "/amount"), Map.entry("orderId", "/order/id"));
+    assertThat(t.tools().get("plain").statusArguments())
+        .isEqualTo(dev.tally.core.contract.StatusArguments.DEFAULT);
+    assertThat(refund.digest())
+        .isNotEqualTo(
+            t.tools()
+                .get("plain")
+                .forTool("refund", ToolContract.Source.CONFIGURATION)
+                .withReplayWindow(refund.replayWindow())
+                .digest());
+  }
+
+  @Test
+  void badStatusArgumentsAreNamedWithTheKeyAndWhatWasExpected() {
+    assertThat(
+            problems(
+                """
+                tools:
+                  a: {class: status_check, statusTool: s, statusArguments: {orderId: order}}
+                  b: {class: status_check, statusTool: s, statusArguments: {executionId: /x}}
+                  c: {class: keyed, statusArguments: {orderId: /order}}
+                  d: {class: status_check, statusTool: s, statusArguments: [/x]}
+                """))
+        .containsExactly(
+            "tools.a.statusArguments.orderId: order (expected: an RFC 6901 JSON pointer like"
+                + " /title or /a/0 into the call's arguments)",
+            "tools.d.statusArguments: a list (expected: a mapping of keys to values)",
+            "tools.b.statusArguments: executionId (expected: an argument other than"
+                + " statusExecutionIdArgument executionId)",
+            "tools.c.statusArguments: set (expected: nothing: statusArguments is only used with"
+                + " unknownOutcome status_check, this tool has redispatch)");
   }
 }

@@ -156,4 +156,126 @@ class StatusChecksTest {
     }
     assertThat(asked).hasSize(StatusChecks.MAX_ATTEMPTS);
   }
+
+  /**
+   * A gate whose refund contract calls its status tool with {@code spec}; audit into {@code log}.
+   */
+  private void mappedGate(dev.tally.core.contract.StatusArguments spec, List<String> log) {
+    gate.close();
+    ToolContract refund =
+        new ToolContract(
+            "refund",
+            ToolClass.STATUS_CHECK,
+            ToolContract.Source.CONFIGURATION,
+            FingerprintRules.NONE,
+            ToolContract.DEFAULT_ATTACH_WINDOW,
+            ToolContract.DEFAULT_ATTACH_WAIT,
+            ToolContract.DEFAULT_RESULT_RETENTION,
+            UnknownOutcomePolicy.STATUS_CHECK,
+            "refund_status",
+            false,
+            dev.tally.core.contract.DisconnectBehaviour.FINISH,
+            ToolContract.DEFAULT_REPLAY_WINDOW,
+            true,
+            spec);
+    gate =
+        Gate.builder(store, KeyRing.of(HmacKey.of("k1", new byte[32])))
+            .options(GateOptions.defaults("owner-a"))
+            .contracts(ContractRegistry.of(Map.of("refund", refund), ToolContract.defaultFor("d")))
+            .actors(h -> "alice")
+            .clock(clock)
+            .audit(
+                new dev.tally.core.audit.AuditSink() {
+                  @Override
+                  public void transition(
+                      dev.tally.core.execution.Execution before,
+                      dev.tally.core.execution.Execution after,
+                      dev.tally.core.audit.SessionRef session) {}
+
+                  @Override
+                  public void retry(
+                      dev.tally.core.execution.Execution execution,
+                      dev.tally.core.audit.RetryOutcome outcome,
+                      dev.tally.core.audit.SessionRef session,
+                      java.time.Instant at) {}
+
+                  @Override
+                  public void session(dev.tally.core.audit.SessionSeen seen) {}
+
+                  @Override
+                  public void statusLookup(
+                      dev.tally.core.execution.Execution execution,
+                      String statusTool,
+                      String answer,
+                      int attempt,
+                      java.time.Instant at) {
+                    log.add(statusTool + " " + answer + " " + attempt);
+                  }
+
+                  @Override
+                  public void flush() {}
+                })
+            .statusLookup(
+                (tool, args, headers) -> {
+                  asked.add(tool + " " + new String(args, StandardCharsets.UTF_8));
+                  return CompletableFuture.completedFuture(Optional.<RpcOutcome>empty());
+                })
+            .build();
+  }
+
+  private Decision admitExact(String argumentsJson) {
+    try {
+      return gate.admit(
+              new ToolCall(
+                  "refund",
+                  (com.fasterxml.jackson.databind.node.ObjectNode)
+                      dev.tally.core.mcp.WireJson.defaults().strict().readTree(argumentsJson),
+                  null,
+                  false,
+                  Headers.NONE,
+                  "http://up"))
+          .toCompletableFuture()
+          .join();
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void mappedArgumentsComeFromTheRetrysArgumentsWithTheirExactNumbers() {
+    List<String> log = new CopyOnWriteArrayList<>();
+    mappedGate(
+        new dev.tally.core.contract.StatusArguments(
+            "ref", Map.of("orderId", "/order/id", "amount", "/order/amount")),
+        log);
+    String args = "{\"order\":{\"id\":\"o-1\",\"amount\":12345678901234567890.10},\"n\":1}";
+    Decision.Dispatch d = (Decision.Dispatch) admitExact(args);
+    d.inFlight().unknown("connection lost").toCompletableFuture().join();
+    String id = d.inFlight().id().value();
+    assertThat(admitExact(args))
+        .isInstanceOfSatisfying(
+            Decision.Respond.class, r -> assertThat(r.code()).isEqualTo(TallyCode.OUTCOME_UNKNOWN));
+    assertThat(asked)
+        .containsExactly(
+            "refund_status {\"ref\":\""
+                + id
+                + "\",\"amount\":12345678901234567890.10,\"orderId\":\"o-1\"}");
+    assertThat(log).containsExactly("refund_status unanswered 1");
+  }
+
+  @Test
+  void aMappedArgumentMissingFromTheCallMeansNoLookupAndAnAuditedReason() {
+    List<String> log = new CopyOnWriteArrayList<>();
+    mappedGate(
+        new dev.tally.core.contract.StatusArguments("executionId", Map.of("orderId", "/order/id")),
+        log);
+    String args = "{\"order\":{\"number\":7}}";
+    Decision.Dispatch d = (Decision.Dispatch) admitExact(args);
+    d.inFlight().unknown("connection lost").toCompletableFuture().join();
+    assertThat(admitExact(args))
+        .isInstanceOfSatisfying(
+            Decision.Respond.class, r -> assertThat(r.code()).isEqualTo(TallyCode.OUTCOME_UNKNOWN));
+    assertThat(asked).as("no lookup").isEmpty();
+    assertThat(log).containsExactly("refund_status argument_missing 1");
+  }
 }

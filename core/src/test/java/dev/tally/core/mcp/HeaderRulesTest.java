@@ -157,6 +157,48 @@ class HeaderRulesTest {
     assertThat(check(headers(ctl), modern("{}"), Map.of()))
         .hasValueSatisfying(m -> assertThat(m).contains("invalid characters"));
   }
+
+  @Test
+  void mirroredHeadersAreWhatTheValidatorAccepts() throws Exception {
+    Map<String, List<String>> params =
+        Map.of(
+            "region", List.of("where", "region"),
+            "amount", List.of("amount"),
+            "dry", List.of("dry"),
+            "note", List.of("note"),
+            "absent", List.of("nothing"));
+    byte[] body =
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":"
+                + "\"exec sql\",\"arguments\":{\"where\":{\"region\":\"eu-west-1\"},"
+                + "\"amount\":12345678901234567890.10,\"dry\":false,\"note\":\"caf\u00e9 \","
+                + "\"list\":[1]},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+                + "\"2026-07-28\"}}}")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    JsonNode args = WireJson.defaults().strict().readTree(body).at("/params/arguments");
+    Map<String, String> h = HeaderRules.mirrored("2026-07-28", "exec sql", args, params);
+    assertThat(h)
+        .containsEntry("MCP-Protocol-Version", "2026-07-28")
+        .containsEntry("Mcp-Method", "tools/call")
+        .containsEntry("Mcp-Name", "exec sql")
+        .containsEntry("Mcp-Param-region", "eu-west-1")
+        .containsEntry("Mcp-Param-amount", "12345678901234567890.10")
+        .containsEntry("Mcp-Param-dry", "false")
+        .containsEntry("Mcp-Param-note", Base64Sentinel.encode("caf\u00e9 "))
+        .doesNotContainKey("Mcp-Param-absent")
+        .hasSize(7);
+    assertThat(h.get("Mcp-Param-note")).startsWith("=?base64?");
+    Map<String, String> ci = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    ci.putAll(h);
+    BodyScan scan = CLASSIFIER.classify(body);
+    assertThat(HeaderRules.check(ci::get, scan, args, params)).isEmpty();
+  }
+
+  @Test
+  void mirroredNameIsEncodedWhenNotPlain() {
+    assertThat(HeaderRules.mirrored("2026-07-28", "r\u00e9sum\u00e9", null, REGION))
+        .containsEntry("Mcp-Name", Base64Sentinel.encode("r\u00e9sum\u00e9"))
+        .hasSize(3);
+  }
 }
 
 class HeaderRulesEraTest {

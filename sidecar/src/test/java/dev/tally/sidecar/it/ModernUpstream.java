@@ -14,11 +14,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SDK server does not speak: {@code x-mcp-header}, MRTR, and failure modes. Tools: {@code deploy}
  * (region mirrored into {@code Mcp-Param-Region}), {@code ask} (input required until {@code
  * inputResponses} arrive), {@code slow} (never answers), {@code boom} (HTTP 500).
+ *
+ * <p>Like a strict 2026-07-28 server it validates a {@code tools/call}'s mirrored headers itself
+ * (its own decoding, not Tally's): {@code MCP-Protocol-Version}, {@code Mcp-Method}, {@code
+ * Mcp-Name} and {@code Mcp-Param-Region} must be present and agree with the body, else HTTP 400
+ * with JSON-RPC error -32020 (counted in {@link #headerMismatches}, with what was wrong).
  */
 final class ModernUpstream {
   final AtomicInteger effects = new AtomicInteger();
   final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
   final AtomicInteger posts = new AtomicInteger();
+  final List<String> headerMismatches = new CopyOnWriteArrayList<>();
 
   /** Requests whose connection closed before they were answered (the client side cancelled). */
   final AtomicInteger cancelled = new AtomicInteger();
@@ -52,6 +58,24 @@ final class ModernUpstream {
                               String method = msg.getString("method");
                               if ("tools/list".equals(method)) {
                                 answer(req, id, tools());
+                                return;
+                              }
+                              String bad = mismatch(req, params);
+                              if (bad != null) {
+                                headerMismatches.add(bad);
+                                JsonObject err =
+                                    new JsonObject()
+                                        .put("jsonrpc", "2.0")
+                                        .put("id", id)
+                                        .put(
+                                            "error",
+                                            new JsonObject()
+                                                .put("code", -32020)
+                                                .put("message", "Header mismatch: " + bad));
+                                req.response()
+                                    .setStatusCode(400)
+                                    .putHeader("Content-Type", "application/json")
+                                    .end(err.encode());
                                 return;
                               }
                               switch (params.getString("name", "")) {
@@ -98,6 +122,39 @@ final class ModernUpstream {
             .toCompletionStage()
             .toCompletableFuture()
             .get(10, TimeUnit.SECONDS);
+  }
+
+  /** What is wrong with a {@code tools/call}'s mirrored headers, or null when they agree. */
+  private static String mismatch(io.vertx.core.http.HttpServerRequest req, JsonObject params) {
+    if (!"2026-07-28".equals(req.getHeader("MCP-Protocol-Version"))) {
+      return "MCP-Protocol-Version";
+    }
+    if (!"tools/call".equals(req.getHeader("Mcp-Method"))) {
+      return "Mcp-Method";
+    }
+    if (!params.getString("name", "").equals(decoded(req.getHeader("Mcp-Name")))) {
+      return "Mcp-Name";
+    }
+    Object region = params.getJsonObject("arguments", new JsonObject()).getValue("region");
+    String header = req.getHeader("Mcp-Param-Region");
+    if ("deploy".equals(params.getString("name"))
+        && region != null
+        && !String.valueOf(region).equals(decoded(header))) {
+      return header == null ? "Mcp-Param-Region missing" : "Mcp-Param-Region";
+    }
+    return null;
+  }
+
+  private static String decoded(String h) {
+    if (h == null) {
+      return null;
+    }
+    if (h.startsWith("=?base64?") && h.endsWith("?=") && h.length() >= 11) {
+      return new String(
+          java.util.Base64.getDecoder().decode(h.substring(9, h.length() - 2)),
+          java.nio.charset.StandardCharsets.UTF_8);
+    }
+    return h;
   }
 
   private static JsonObject tools() {

@@ -297,13 +297,21 @@ final class CountingUpstream {
    */
   private void status(HttpServerRequest req, JsonNode params, JsonNode id) {
     statusLookups.incrementAndGet();
-    String executionId = params.path("arguments").path("executionId").asText("");
+    statusArguments.add(params.path("arguments").deepCopy());
+    // The execution id under the default name, or under "operation" with the call's title mapped
+    // in as "about" (which must then match).
+    JsonNode args = params.path("arguments");
+    String executionId =
+        args.path(args.has("executionId") ? "executionId" : "operation").asText("");
+    String about = args.path("about").asText(null);
     ObjectNode structured = F.objectNode();
     Receipt found = null;
     for (List<Receipt> list : receipts.values()) {
       synchronized (list) {
         for (Receipt r : list) {
-          if (executionId.equals(r.executionId()) && !r.tool().equals(STATUS)) {
+          if (executionId.equals(r.executionId())
+              && !r.tool().equals(STATUS)
+              && (about == null || about.equals(r.title()))) {
             found = r;
           }
         }
@@ -328,6 +336,9 @@ final class CountingUpstream {
     r.set("structuredContent", structured);
     reply(req, result(id, r));
   }
+
+  /** The arguments of each status lookup, in order. */
+  final List<JsonNode> statusArguments = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** How many times the status tool was asked. */
   final java.util.concurrent.atomic.AtomicInteger statusLookups =

@@ -83,6 +83,38 @@ class StatusToolIT {
         .doesNotContain(title);
   }
 
+  @Test
+  void theStatusToolGetsTheCallsMappedArgumentsFromTheRetry() throws Exception {
+    tally =
+        InJvmTally.start(
+            dir,
+            upstream.url(),
+            "tools:\n  create_ticket:\n    class: status_check\n    statusTool: "
+                + CountingUpstream.STATUS
+                + "\n    statusExecutionIdArgument: operation\n"
+                + "    statusArguments: {about: /title}\n  "
+                + CountingUpstream.STATUS
+                + ":\n    class: read_only\n",
+            log::add);
+    String title = "mapped-" + UUID.randomUUID();
+    upstream.script(title, Script.RESET);
+    McpClient.Answer first =
+        agent.call(tally.mcp, 1, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    assertThat(first.tallyCode()).as(first.body()).isEqualTo("OUTCOME_UNKNOWN");
+    String id = upstream.receipts(title).get(0).executionId();
+    upstream.statusArguments.clear();
+
+    McpClient.Answer retry =
+        agent.call(tally.mcp, 2, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    assertThat(retry.isToolResult()).as(retry.body()).isTrue();
+    assertThat(retry.result().path("content").path(0).path("text").asText())
+        .isEqualTo("found ticket for " + title);
+    assertThat(upstream.statusArguments).hasSize(1);
+    assertThat(upstream.statusArguments.get(0).toString())
+        .isEqualTo("{\"operation\":\"" + id + "\",\"about\":\"" + title + "\"}");
+    assertThat(upstream.sideEffects(title)).as("nothing ran twice").isOne();
+  }
+
   private static String read(java.nio.file.Path p) {
     try {
       return java.nio.file.Files.readString(p);

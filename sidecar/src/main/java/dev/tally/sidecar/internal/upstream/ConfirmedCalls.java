@@ -6,8 +6,8 @@ import dev.tally.core.call.DispatchRecorder;
 import dev.tally.core.call.OwnCalls;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Confirmations;
+import dev.tally.core.mcp.HeaderRules;
 import dev.tally.core.mcp.McpNames.HeaderNames;
-import dev.tally.core.mcp.McpNames.Methods;
 import dev.tally.core.mcp.MediaTypes;
 import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.RpcOutcome;
@@ -31,9 +31,10 @@ import io.vertx.core.http.HttpMethod;
  *
  * <p>A call from a 2025-era client is sent on a session of the sidecar's own ({@code initialize},
  * {@code notifications/initialized}, the call, {@code DELETE}); a 2026-07-28 call is sent stateless
- * with its {@code MCP-Protocol-Version}, {@code Mcp-Method} and {@code Mcp-Name} headers. Nothing
- * is sent before {@code dispatched} is durable; a failure before the call went out records it
- * failed before any effect.
+ * with the mirrored headers core built for it ({@link Confirmations.Execute#headers()}: {@code
+ * MCP-Protocol-Version}, {@code Mcp-Method}, {@code Mcp-Name}, {@code Mcp-Param-*}). Nothing is
+ * sent before {@code dispatched} is durable; a failure before the call went out records it failed
+ * before any effect.
  */
 public final class ConfirmedCalls implements AutoCloseable {
   static final String LEGACY_VERSION = OwnCalls.LEGACY_VERSION;
@@ -61,9 +62,7 @@ public final class ConfirmedCalls implements AutoCloseable {
     }
     Future<MultiMap> session;
     if (OwnCalls.modern(run)) {
-      h.set(HeaderNames.PROTOCOL_VERSION, run.call().metaVersion())
-          .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
-          .set(HeaderNames.NAME, run.call().tool());
+      run.headers().forEach(h::set);
       session = Future.succeededFuture(h);
     } else {
       session = legacySession(h);
@@ -110,12 +109,9 @@ public final class ConfirmedCalls implements AutoCloseable {
                     .andThen(x -> endSession(s)))
         .recover(
             notLegacy -> {
-              MultiMap h =
-                  HttpHeaders.headers()
-                      .addAll(auth)
-                      .set(HeaderNames.PROTOCOL_VERSION, ProtocolVersions.MODERN)
-                      .set(HeaderNames.METHOD, Methods.TOOLS_CALL)
-                      .set(HeaderNames.NAME, tool);
+              MultiMap h = HttpHeaders.headers().addAll(auth);
+              HeaderRules.mirrored(ProtocolVersions.MODERN, tool, null, java.util.Map.of())
+                  .forEach(h::set);
               return post(modernCall, h, id).map(a -> java.util.Optional.ofNullable(a.outcome()));
             })
         .recover(e -> Future.succeededFuture(java.util.Optional.empty()));
