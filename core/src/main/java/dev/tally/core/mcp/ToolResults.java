@@ -177,6 +177,51 @@ public final class ToolResults {
       java.time.Instant expiresAt,
       String confirmUrl,
       ObjectNode preview) {
+    ObjectNode sc = pendingContent(execution, expiresAt, confirmUrl, preview);
+    ObjectNode result = F.objectNode();
+    ObjectNode text = result.putArray("content").addObject();
+    text.put("type", "text");
+    text.put("text", sc.path("summary").textValue());
+    result.put("isError", false);
+    result.set("structuredContent", sc);
+    ObjectNode response = envelope(id);
+    response.set("result", result);
+    return write(response);
+  }
+
+  /**
+   * The same pending call offered through the protocol (2026-07-28 era, a client that declared
+   * URL-mode elicitation): an MRTR input-required result whose one input request, keyed by the
+   * {@code actionId}, is a URL-mode {@code elicitation/create} with the {@code confirmUrl} and the
+   * summary as its message, plus {@code requestState} ({@code dev.tally.core.gate.RequestStates}).
+   * The pending result's fields ({@link #pending}'s {@code structuredContent}) are in {@code
+   * result._meta["dev.tally/pending"]}.
+   */
+  public static byte[] inputRequired(
+      JsonNode id,
+      Execution execution,
+      java.time.Instant expiresAt,
+      String confirmUrl,
+      ObjectNode preview,
+      String requestState) {
+    ObjectNode sc = pendingContent(execution, expiresAt, confirmUrl, preview);
+    ObjectNode result = F.objectNode();
+    result.put("resultType", RpcResponseWatcher.INPUT_REQUIRED);
+    ObjectNode ask = result.putObject("inputRequests").putObject(execution.id().value());
+    ask.put("method", "elicitation/create");
+    ObjectNode params = ask.putObject("params");
+    params.put("mode", "url");
+    params.put("message", sc.path("summary").textValue());
+    params.put("url", confirmUrl);
+    result.put("requestState", requestState);
+    result.putObject("_meta").set(McpNames.MetaKeys.PENDING, sc);
+    ObjectNode response = envelope(id);
+    response.set("result", result);
+    return write(response);
+  }
+
+  private static ObjectNode pendingContent(
+      Execution execution, java.time.Instant expiresAt, String confirmUrl, ObjectNode preview) {
     String summary =
         "Nothing was done yet: the person who authorized this app must confirm this action ("
             + execution.tool()
@@ -197,15 +242,7 @@ public final class ToolResults {
     tally.put("retryable", true);
     tally.put("next", TallyCode.PENDING_CONFIRMATION.next());
     sc.set("tally", tally);
-    ObjectNode result = F.objectNode();
-    ObjectNode text = result.putArray("content").addObject();
-    text.put("type", "text");
-    text.put("text", summary);
-    result.put("isError", false);
-    result.set("structuredContent", sc);
-    ObjectNode response = envelope(id);
-    response.set("result", result);
-    return write(response);
+    return sc;
   }
 
   /** A JSON-RPC error response for a refusal (send with {@link TallyError.Code#httpStatus()}). */
