@@ -152,6 +152,11 @@ public final class RequestStates {
     } catch (IllegalArgumentException e) {
       return new Invalid(TAMPERED);
     }
+    // Only the canonical encoding: a decoder ignores the spare bits of the last character.
+    if (!B64.encodeToString(payload).equals(parts[0])
+        || !B64.encodeToString(tag).equals(parts[2])) {
+      return new Invalid(TAMPERED);
+    }
     Optional<HmacKey> key = keys.key(parts[1]);
     if (key.isEmpty()
         || !MessageDigest.isEqual(tag, keys.tag(key.get(), DOMAIN, signed(payload, actor)))) {
