@@ -4,11 +4,12 @@
 // agent: its actor) and then accepts; the SDK re-sends the call with inputResponses and the exact
 // requestState. Prints one line "RESULT {json}" and exits 0 when the flow completed.
 //
-// Usage: node confirm.mjs <mcp url> <admin base url> <bearer token>
+// Usage: node confirm.mjs <mcp url> <admin base url> <bearer token> [decline]
+// With "decline" the handler confirms nothing and declines: the SDK re-sends with that answer.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { readFileSync } from 'node:fs';
 
-const [mcpUrl, adminBase, token] = process.argv.slice(2);
+const [mcpUrl, adminBase, token, mode] = process.argv.slice(2);
 const report = { posts: [], elicitations: [] };
 const log = m => process.stderr.write(`[confirm.mjs] ${m}\n`);
 process.stdin.on('end', () => process.exit(3)); // the test JVM went away
@@ -65,6 +66,9 @@ async function main() {
     // The person follows the link: confirm the action as its own actor on the actions API.
     const actionId = new URL(p.url).pathname.split('/').pop();
     seen.actionId = actionId;
+    if (mode === 'decline') {
+      return { action: 'decline' };
+    }
     const res = await fetch(`${adminBase}/v1/actions/${actionId}/confirm`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

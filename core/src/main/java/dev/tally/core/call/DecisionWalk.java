@@ -7,6 +7,7 @@ import dev.tally.core.gate.Confirmations;
 import dev.tally.core.gate.Decision;
 import dev.tally.core.gate.PendingPreview;
 import dev.tally.core.gate.RequestStates;
+import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.TallyCode;
 import dev.tally.core.mcp.TallyError;
 import dev.tally.core.mcp.ToolCallEnvelope;
@@ -108,12 +109,14 @@ final class DecisionWalk {
     }
     if (d instanceof Decision.Respond r) {
       return done(
-          new CallReply.Answer(ToolResults.respond(id, r.code(), r.execution()), Delivery.NONE));
+          new CallReply.Answer(
+              typed(call, ToolResults.respond(id, r.code(), r.execution())), Delivery.NONE));
     }
     if (d instanceof Decision.Refuse r) {
       if (r.error().code().isValidation()) {
         return done(
-            new CallReply.Answer(ToolResults.validationError(id, r.error()), Delivery.NONE));
+            new CallReply.Answer(
+                typed(call, ToolResults.validationError(id, r.error())), Delivery.NONE));
       }
       return done(CallReply.Refusal.of(id, r.error()));
     }
@@ -174,8 +177,19 @@ final class DecisionWalk {
                     Delivery.NONE);
               }
               return new CallReply.Answer(
-                  ToolResults.pending(id, stored, expiresAt, url, preview), Delivery.NONE);
+                  typed(call, ToolResults.pending(id, stored, expiresAt, url, preview)),
+                  Delivery.NONE);
             });
+  }
+
+  /**
+   * A result Tally wrote itself, as the call's era wants it: in the 2026-07-28 era with {@code
+   * resultType: "complete"} (replays keep the upstream's own result as it was).
+   */
+  private static byte[] typed(ToolCallEnvelope call, byte[] answer) {
+    return ProtocolVersions.isModern(call.metaVersion())
+        ? ToolResults.typedComplete(answer)
+        : answer;
   }
 
   /** Whether {@code d} is about the execution {@code followUp}'s state was made for. */

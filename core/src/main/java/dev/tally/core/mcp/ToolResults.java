@@ -280,6 +280,48 @@ public final class ToolResults {
     }
   }
 
+  /**
+   * {@code response}, a result Tally wrote itself ({@link #respond}, {@link #pending}, {@link
+   * #validationError}: none carries a {@code resultType}), with {@code result.resultType:
+   * "complete"}, which every 2026-07-28 result must carry (spec {@code schema.ts}, {@code Result};
+   * the TypeScript SDK v2 client refuses a result without it). Inserted as bytes: nothing else
+   * changes. A response without a {@code result} object is returned as it is.
+   */
+  public static byte[] typedComplete(byte[] response) {
+    byte[] marker = "\"result\":{".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    int at = indexOf(response, marker);
+    if (at < 0) {
+      return response;
+    }
+    int open = at + marker.length;
+    boolean empty = open < response.length && response[open] == '}';
+    byte[] member =
+        (empty ? "\"resultType\":\"complete\"" : "\"resultType\":\"complete\",")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] out = new byte[response.length + member.length];
+    System.arraycopy(response, 0, out, 0, open);
+    System.arraycopy(member, 0, out, open, member.length);
+    System.arraycopy(response, open, out, open + member.length, response.length - open);
+    return out;
+  }
+
+  /**
+   * The first {@code needle} in {@code b}; Jackson escapes every quote inside a string, so in what
+   * {@link #write} produced the first match is the member itself.
+   */
+  private static int indexOf(byte[] b, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= b.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (b[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
   private static byte[] write(ObjectNode o) {
     try {
       return MAPPER.writeValueAsBytes(o);

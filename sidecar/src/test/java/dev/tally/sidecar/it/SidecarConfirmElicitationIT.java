@@ -189,4 +189,35 @@ class SidecarConfirmElicitationIT {
                 .state())
         .isIn(ExecutionState.DELIVERED, ExecutionState.COMPLETED_NOT_DELIVERED);
   }
+
+  @Test
+  void aDeclinedElicitationLeavesTheActionPendingAndTheSdkGetsThePendingToolResult()
+      throws Exception {
+    String mcp = "http://127.0.0.1:" + tally.mcpPort() + "/mcp";
+    String admin = "http://127.0.0.1:" + tally.adminPort();
+    NodeProject.Child client = node.start("confirm.mjs", mcp, admin, ALICE, "decline");
+    String line = client.awaitLine("RESULT ", CLIENT_TIMEOUT);
+    System.err.println("SidecarConfirmElicitationIT: " + line);
+    JsonNode report = JSON.readTree(line.substring("RESULT ".length()));
+    assertThat(client.awaitExit(Duration.ofSeconds(10)))
+        .as("confirm.mjs exit code; report %s; stderr:%n%s", report, client.stderr())
+        .isZero();
+    assertThat(report.path("elicitations").size()).as(report.toString()).isOne();
+    String action = report.path("elicitations").get(0).path("actionId").asText();
+    // The SDK accepted Tally's own tool result in this era (it carries resultType).
+    JsonNode sc = report.path("result").path("structuredContent");
+    assertThat(sc.path("status").asText()).as(report.toString()).isEqualTo("pending_confirmation");
+    assertThat(sc.path("actionId").asText()).isEqualTo(action);
+    assertThat(upstream.effects.get()).isZero();
+    assertThat(upstream.idempotencyKeys).isEmpty();
+    assertThat(
+            tally
+                .store()
+                .find(new ExecutionId(action))
+                .toCompletableFuture()
+                .get(10, TimeUnit.SECONDS)
+                .orElseThrow()
+                .state())
+        .isEqualTo(ExecutionState.PENDING_CONFIRMATION);
+  }
 }
