@@ -1,7 +1,10 @@
 package dev.tally.core.call;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.core.actor.IdentityRefused;
+import dev.tally.core.gate.Confirmations;
 import dev.tally.core.gate.Decision;
+import dev.tally.core.gate.RequestStates;
 import dev.tally.core.gate.ToolCall;
 import dev.tally.core.mcp.BodyScan;
 import dev.tally.core.mcp.HeaderRules;
@@ -157,9 +160,25 @@ public final class CallIntake {
     if (mismatch.isPresent()) {
       return refused(span, CallReply.Refusal.of(id, mismatch.get()));
     }
+    ConfirmationOffer.FollowUp followUp = null;
+    if (RequestStates.isTally(call.requestState()) && admission.confirmations() != null) {
+      FollowUpRead f = followUp(call, headers);
+      if (f.refusal() != null) {
+        return refused(span, f.refusal());
+      }
+      followUp = f.followUp();
+      call = f.call();
+    }
+    final ToolCallEnvelope decided = call;
+    final ConfirmationOffer.FollowUp stated = followUp;
     ToolCall toolCall =
         new ToolCall(
-            call.tool(), call.arguments(), call.meta(), call.continuation(), headers, target);
+            decided.tool(),
+            decided.arguments(),
+            decided.meta(),
+            decided.continuation(),
+            headers,
+            target);
     RequestSpan.Step admit = span.step(RequestSpan.StepKind.ADMIT);
     CompletionStage<CallReply> reply;
     try {
@@ -169,7 +188,7 @@ public final class CallIntake {
               .thenCompose(
                   d -> {
                     admit.end(CallSpans.errorType(d));
-                    return walkOrSettle(d, call, span);
+                    return walkOrSettle(d, decided, span, stated);
                   });
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
@@ -180,6 +199,40 @@ public final class CallIntake {
           span.error(NOT_ADMITTED.code().name());
           return CallReply.Refusal.of(id, NOT_ADMITTED);
         });
+  }
+
+  /** A verified follow-up and the call without its MRTR members, or the refusal of its state. */
+  private record FollowUpRead(
+      ToolCallEnvelope call, ConfirmationOffer.FollowUp followUp, CallReply.Refusal refusal) {}
+
+  /**
+   * Verifies the {@code requestState} of Tally's that {@code call} echoed (issue 18): it must have
+   * been made for this caller and this tool and not have expired; the call then goes on without its
+   * {@code inputResponses} and {@code requestState}, which were Tally's own round and never reach
+   * the upstream as an MRTR continuation.
+   */
+  private FollowUpRead followUp(ToolCallEnvelope call, Headers headers) {
+    Confirmations c = admission.confirmations();
+    String actor;
+    try {
+      actor = c.actorOf(headers);
+    } catch (IdentityRefused e) {
+      return new FollowUpRead(call, null, CallReply.Refusal.of(call.id(), e.error()));
+    }
+    RequestStates.Verified v =
+        c.requestStates().verify(call.requestState(), actor, call.tool(), c.now());
+    if (v instanceof RequestStates.Invalid bad) {
+      return new FollowUpRead(call, null, CallReply.Refusal.of(call.id(), bad.error()));
+    }
+    byte[] bare = call.withoutInput();
+    ToolCallReader.Read again = reader.read(bare, 0, bare.length);
+    if (!(again instanceof ToolCallReader.Ok ok)) {
+      return new FollowUpRead(call, null, CallReply.Refusal.of(call.id(), NOT_ADMITTED));
+    }
+    return new FollowUpRead(
+        ok.envelope(),
+        new ConfirmationOffer.FollowUp(((RequestStates.Valid) v).claims(), call.inputResponses()),
+        null);
   }
 
   private static CompletionStage<CallReply> refused(RequestSpan span, CallReply.Refusal r) {
@@ -193,9 +246,9 @@ public final class CallIntake {
    * as failed before any effect, so its claim does not turn into an unknown outcome.
    */
   private CompletionStage<CallReply> walkOrSettle(
-      Decision d, ToolCallEnvelope call, RequestSpan span) {
+      Decision d, ToolCallEnvelope call, RequestSpan span, ConfirmationOffer.FollowUp followUp) {
     try {
-      return walk.walk(d, call, span);
+      return walk.walk(d, call, span, followUp);
     } catch (RuntimeException e) {
       if (d instanceof Decision.Dispatch dispatch) {
         dispatch.inFlight().failedBeforeEffect(0, "the call could not be prepared for sending");

@@ -130,6 +130,23 @@ public final class KeyRing {
     return "tok:" + HEX.formatHex(d, 0, 16);
   }
 
+  /** The key of this ring named {@code keyId} (the active one or an older one), if any. */
+  public java.util.Optional<HmacKey> key(String keyId) {
+    return java.util.Optional.ofNullable(byId.get(keyId));
+  }
+
+  /**
+   * A keyed tag of {@code data} under {@code key} (a key of this ring), domain-separated by {@code
+   * domain} so that no tag is a valid fingerprint, reference or token hash: HMAC-SHA256 over {@code
+   * domain ‖ 0x00 ‖ data}.
+   */
+  public byte[] tag(HmacKey key, String domain, byte[] data) {
+    Mac mac = mac(member(key));
+    mac.update(domain.getBytes(StandardCharsets.US_ASCII));
+    mac.update((byte) 0);
+    return mac.doFinal(data);
+  }
+
   private HmacKey member(HmacKey key) {
     if (byId.get(key.id()) != key) {
       throw new KeyException("hmac key " + key.id() + " is not in this key ring");

@@ -92,6 +92,7 @@ public final class Confirmations {
   private final WriteControl writes;
   private final ConfirmationConfig config;
   private final Clock clock;
+  private final RequestStates states;
   private final ToolCallReader reader = ToolCallReader.create(WireJson.defaults());
   private volatile String base;
 
@@ -102,8 +103,10 @@ public final class Confirmations {
       ActorResolver actors,
       WriteControl writes,
       ConfirmationConfig config,
-      Clock clock) {
+      Clock clock,
+      RequestStates states) {
     this.gate = gate;
+    this.states = states;
     this.store = store;
     this.contracts = contracts;
     this.actors = actors;
@@ -114,6 +117,19 @@ public final class Confirmations {
 
   public ConfirmationConfig config() {
     return config;
+  }
+
+  /**
+   * The {@code requestState} codec of the input-required answer that offers a pending call as a
+   * URL-mode elicitation (2026-07-28 era).
+   */
+  public RequestStates requestStates() {
+    return states;
+  }
+
+  /** The current instant of this gate's clock (to verify a {@code requestState} against). */
+  public Instant now() {
+    return clock.instant();
   }
 
   /** When the pending {@code e} expires: its acceptance plus its tool's expiry. */

@@ -88,7 +88,8 @@ public final class Gate implements AutoCloseable {
           .watch(c -> audit.control(c.event(), c.actor(), c.position(), clock.instant()));
     }
     this.confirmations =
-        new Confirmations(this, store, contracts, actors, writes, confirmation, clock);
+        new Confirmations(
+            this, store, contracts, actors, writes, confirmation, clock, RequestStates.with(keys));
     this.actors = actors;
     this.options = options;
     this.store = store;

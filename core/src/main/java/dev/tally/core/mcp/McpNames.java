@@ -57,6 +57,15 @@ public final class McpNames {
     /** The marker on a replayed result ({@code result._meta}, or an error's {@code data}). */
     public static final String REPLAY = "dev.tally/replay";
 
+    /** The capabilities a 2026-07-28 client declares in every request's {@code params._meta}. */
+    public static final String CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
+    /**
+     * The pending call's fields ({@code status}, {@code actionId}, {@code confirmUrl}, ...) in the
+     * {@code result._meta} of the input-required answer that offers it as an elicitation.
+     */
+    public static final String PENDING = "dev.tally/pending";
+
     /** An explicit intent scope (agent run id) in a call's {@code params._meta}. */
     public static final String INTENT_SCOPE = "dev.tally/intentScope";
 

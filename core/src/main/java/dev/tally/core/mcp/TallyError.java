@@ -31,6 +31,14 @@ public record TallyError(Code code, String message) {
      * rejected and never runs.
      */
     CONTRACT_CHANGED(409, -32600, false),
+    /**
+     * A {@code requestState} that claims to be Tally's (it starts with {@code tally1.}) but does
+     * not verify: altered, under a key no longer in the ring, made for another actor, another tool
+     * or another call. Nothing was sent or decided.
+     */
+    REQUEST_STATE_INVALID(400, -32602, false),
+    /** A {@code requestState} of Tally's whose time is up: re-send the call without it. */
+    REQUEST_STATE_EXPIRED(400, -32602, false),
     PARSE_ERROR(400, -32700, false),
     HEADER_MISMATCH(400, -32020, false),
     UNSUPPORTED_MEDIA_TYPE(415, -32600, false),

@@ -29,7 +29,7 @@ public final class ToolCallEnvelope {
   private final String tool;
   private final ObjectNode arguments;
   private final ObjectNode meta;
-  private final boolean continuation;
+  private final Input input;
   private final String metaVersion;
   private final byte[] source;
   private final int off;
@@ -66,6 +66,14 @@ public final class ToolCallEnvelope {
       int tracestateStart,
       int tracestateEnd) {}
 
+  /**
+   * The MRTR members of the call: whether it carries {@code inputResponses}, their tree (when an
+   * object), the {@code requestState} (when a string), and where both members start and end
+   * relative to {@code off} ({@code {inputResponses start, end, requestState start, end}}, -1 when
+   * absent).
+   */
+  record Input(boolean continuation, ObjectNode responses, String requestState, int[] members) {}
+
   /** One replacement of the client's bytes {@code [from, to)} by {@code bytes}. */
   private record Edit(int from, int to, byte[] bytes) {}
 
@@ -74,7 +82,7 @@ public final class ToolCallEnvelope {
       String tool,
       ObjectNode arguments,
       ObjectNode meta,
-      boolean continuation,
+      Input input,
       String metaVersion,
       byte[] source,
       int off,
@@ -84,7 +92,7 @@ public final class ToolCallEnvelope {
     this.tool = tool;
     this.arguments = arguments;
     this.meta = meta;
-    this.continuation = continuation;
+    this.input = input;
     this.metaVersion = metaVersion;
     this.source = source;
     this.off = off;
@@ -114,7 +122,64 @@ public final class ToolCallEnvelope {
 
   /** The call carries MRTR {@code params.inputResponses}: it continues an input-required call. */
   public boolean continuation() {
-    return continuation;
+    return input.continuation();
+  }
+
+  /** {@code params.inputResponses} when an object, else null. */
+  public ObjectNode inputResponses() {
+    return input.responses();
+  }
+
+  /** {@code params.requestState} when a string, else null. */
+  public String requestState() {
+    return input.requestState();
+  }
+
+  /**
+   * The client's bytes without the {@code params.inputResponses} and {@code params.requestState}
+   * members (and the comma that separated each), every other byte unchanged: the call as it stood
+   * before an input-required round that Tally itself answered.
+   */
+  public byte[] withoutInput() {
+    byte[] b = original();
+    int[] m = input.members();
+    // The later member first, so that the earlier one's offsets still hold.
+    int first = m[0] >= 0 && (m[2] < 0 || m[0] > m[2]) ? 0 : 2;
+    for (int k : new int[] {first, 2 - first}) {
+      if (m[k] >= 0) {
+        b = removeMember(b, m[k], m[k + 1]);
+      }
+    }
+    return b;
+  }
+
+  /** {@code b} without the member at {@code [start, end)} and one comma next to it. */
+  private static byte[] removeMember(byte[] b, int start, int end) {
+    int from = start;
+    int to = end;
+    int after = end;
+    while (after < b.length && isSpace(b[after])) {
+      after++;
+    }
+    if (after < b.length && b[after] == ',') {
+      to = after + 1;
+    } else {
+      int before = start - 1;
+      while (before >= 0 && isSpace(b[before])) {
+        before--;
+      }
+      if (before >= 0 && b[before] == ',') {
+        from = before;
+      }
+    }
+    byte[] out = new byte[b.length - (to - from)];
+    System.arraycopy(b, 0, out, 0, from);
+    System.arraycopy(b, to, out, from, b.length - to);
+    return out;
+  }
+
+  private static boolean isSpace(byte c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
   }
 
   /** {@code params._meta["io.modelcontextprotocol/protocolVersion"]} when a string, else null. */

@@ -110,6 +110,13 @@ public final class ToolCallReader {
     JsonToken metaToken;
     ObjectNode meta;
     boolean inputResponses;
+    ObjectNode inputResponsesTree;
+    JsonToken requestStateToken;
+    String requestState;
+
+    /** Where the {@code inputResponses} and {@code requestState} members start and end, or -1. */
+    int[] inputMembers = {-1, -1, -1, -1};
+
     int paramsOpen = -1;
     boolean paramsEmpty = true;
     int metaStart = -1;
@@ -146,6 +153,7 @@ public final class ToolCallReader {
     private void params(JsonParser p, ObjectMapper mapper) throws IOException {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         paramsEmpty = false;
+        int memberStart = (int) p.currentTokenLocation().getByteOffset();
         String member = p.currentName();
         JsonToken v = p.nextToken();
         switch (member) {
@@ -172,7 +180,19 @@ public final class ToolCallReader {
           }
           case "inputResponses" -> {
             inputResponses = v != JsonToken.VALUE_NULL;
-            p.skipChildren();
+            inputMembers[0] = memberStart;
+            section = "/params/inputResponses";
+            JsonNode t = mapper.readTree(p);
+            inputResponsesTree = t instanceof ObjectNode o ? o : null;
+            inputMembers[1] = (int) p.currentLocation().getByteOffset();
+          }
+          case "requestState" -> {
+            requestStateToken = v;
+            inputMembers[2] = memberStart;
+            section = "/params/requestState";
+            JsonNode t = mapper.readTree(p);
+            requestState = t != null && t.isTextual() ? t.textValue() : null;
+            inputMembers[3] = (int) p.currentLocation().getByteOffset();
           }
           default -> p.skipChildren();
         }
@@ -243,6 +263,12 @@ public final class ToolCallReader {
               "params._meta" + e.pointer() + ": " + e.getMessage());
         }
       }
+      if (requestStateToken != null
+          && requestStateToken != JsonToken.VALUE_NULL
+          && requestStateToken != JsonToken.VALUE_STRING) {
+        return refuse(
+            id, TallyError.Code.INVALID_REQUEST, "params.requestState: expected a string");
+      }
       JsonNode version = meta == null ? null : meta.get(McpNames.MetaKeys.PROTOCOL_VERSION);
       ToolCallEnvelope.Splice splice =
           new ToolCallEnvelope.Splice(
@@ -264,7 +290,8 @@ public final class ToolCallReader {
               name.textValue(),
               arguments,
               meta,
-              inputResponses,
+              new ToolCallEnvelope.Input(
+                  inputResponses, inputResponsesTree, requestState, inputMembers.clone()),
               version != null && version.isTextual() ? version.textValue() : null,
               b,
               off,

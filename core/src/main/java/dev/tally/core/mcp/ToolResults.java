@@ -177,6 +177,51 @@ public final class ToolResults {
       java.time.Instant expiresAt,
       String confirmUrl,
       ObjectNode preview) {
+    ObjectNode sc = pendingContent(execution, expiresAt, confirmUrl, preview);
+    ObjectNode result = F.objectNode();
+    ObjectNode text = result.putArray("content").addObject();
+    text.put("type", "text");
+    text.put("text", sc.path("summary").textValue());
+    result.put("isError", false);
+    result.set("structuredContent", sc);
+    ObjectNode response = envelope(id);
+    response.set("result", result);
+    return write(response);
+  }
+
+  /**
+   * The same pending call offered through the protocol (2026-07-28 era, a client that declared
+   * URL-mode elicitation): an MRTR input-required result whose one input request, keyed by the
+   * {@code actionId}, is a URL-mode {@code elicitation/create} with the {@code confirmUrl} and the
+   * summary as its message, plus {@code requestState} ({@code dev.tally.core.gate.RequestStates}).
+   * The pending result's fields ({@link #pending}'s {@code structuredContent}) are in {@code
+   * result._meta["dev.tally/pending"]}.
+   */
+  public static byte[] inputRequired(
+      JsonNode id,
+      Execution execution,
+      java.time.Instant expiresAt,
+      String confirmUrl,
+      ObjectNode preview,
+      String requestState) {
+    ObjectNode sc = pendingContent(execution, expiresAt, confirmUrl, preview);
+    ObjectNode result = F.objectNode();
+    result.put("resultType", RpcResponseWatcher.INPUT_REQUIRED);
+    ObjectNode ask = result.putObject("inputRequests").putObject(execution.id().value());
+    ask.put("method", "elicitation/create");
+    ObjectNode params = ask.putObject("params");
+    params.put("mode", "url");
+    params.put("message", sc.path("summary").textValue());
+    params.put("url", confirmUrl);
+    result.put("requestState", requestState);
+    result.putObject("_meta").set(McpNames.MetaKeys.PENDING, sc);
+    ObjectNode response = envelope(id);
+    response.set("result", result);
+    return write(response);
+  }
+
+  private static ObjectNode pendingContent(
+      Execution execution, java.time.Instant expiresAt, String confirmUrl, ObjectNode preview) {
     String summary =
         "Nothing was done yet: the person who authorized this app must confirm this action ("
             + execution.tool()
@@ -197,15 +242,7 @@ public final class ToolResults {
     tally.put("retryable", true);
     tally.put("next", TallyCode.PENDING_CONFIRMATION.next());
     sc.set("tally", tally);
-    ObjectNode result = F.objectNode();
-    ObjectNode text = result.putArray("content").addObject();
-    text.put("type", "text");
-    text.put("text", summary);
-    result.put("isError", false);
-    result.set("structuredContent", sc);
-    ObjectNode response = envelope(id);
-    response.set("result", result);
-    return write(response);
+    return sc;
   }
 
   /** A JSON-RPC error response for a refusal (send with {@link TallyError.Code#httpStatus()}). */
@@ -241,6 +278,48 @@ public final class ToolResults {
           "stored outcome of " + execution.id() + " is not JSON",
           new IOException("a number out of range"));
     }
+  }
+
+  /**
+   * {@code response}, a result Tally wrote itself ({@link #respond}, {@link #pending}, {@link
+   * #validationError}: none carries a {@code resultType}), with {@code result.resultType:
+   * "complete"}, which every 2026-07-28 result must carry (spec {@code schema.ts}, {@code Result};
+   * the TypeScript SDK v2 client refuses a result without it). Inserted as bytes: nothing else
+   * changes. A response without a {@code result} object is returned as it is.
+   */
+  public static byte[] typedComplete(byte[] response) {
+    byte[] marker = "\"result\":{".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    int at = indexOf(response, marker);
+    if (at < 0) {
+      return response;
+    }
+    int open = at + marker.length;
+    boolean empty = open < response.length && response[open] == '}';
+    byte[] member =
+        (empty ? "\"resultType\":\"complete\"" : "\"resultType\":\"complete\",")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] out = new byte[response.length + member.length];
+    System.arraycopy(response, 0, out, 0, open);
+    System.arraycopy(member, 0, out, open, member.length);
+    System.arraycopy(response, open, out, open + member.length, response.length - open);
+    return out;
+  }
+
+  /**
+   * The first {@code needle} in {@code b}; Jackson escapes every quote inside a string, so in what
+   * {@link #write} produced the first match is the member itself.
+   */
+  private static int indexOf(byte[] b, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= b.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (b[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
   }
 
   private static byte[] write(ObjectNode o) {

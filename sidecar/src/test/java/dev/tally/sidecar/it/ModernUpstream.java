@@ -60,6 +60,10 @@ final class ModernUpstream {
                                 answer(req, id, tools());
                                 return;
                               }
+                              if ("server/discover".equals(method)) {
+                                answer(req, id, discover());
+                                return;
+                              }
                               String bad = mismatch(req, params);
                               if (bad != null) {
                                 headerMismatches.add(bad);
@@ -178,7 +182,25 @@ final class ModernUpstream {
         new JsonObject()
             .put("name", "ask")
             .put("inputSchema", new JsonObject().put("type", "object"));
-    return new JsonObject().put("tools", new JsonArray().add(deploy).add(ask));
+    // ttlMs and cacheScope: required on a 2026-07-28 list result (the SDK v2 client checks).
+    return new JsonObject()
+        .put("tools", new JsonArray().add(deploy).add(ask))
+        .put("ttlMs", 0)
+        .put("cacheScope", "private");
+  }
+
+  /** The 2026-07-28 {@code server/discover} answer: this version only, tools only. */
+  private static JsonObject discover() {
+    return new JsonObject()
+        .put("resultType", "complete")
+        .put("supportedVersions", new JsonArray().add("2026-07-28"))
+        .put("capabilities", new JsonObject().put("tools", new JsonObject()))
+        .put(
+            "_meta",
+            new JsonObject()
+                .put(
+                    "io.modelcontextprotocol/serverInfo",
+                    new JsonObject().put("name", "modern-upstream").put("version", "1")));
   }
 
   private static JsonObject text(String t) {
@@ -188,6 +210,10 @@ final class ModernUpstream {
 
   private static void answer(
       io.vertx.core.http.HttpServerRequest req, Object id, JsonObject result) {
+    if (!result.containsKey("resultType")) {
+      // 2026-07-28: every result names its type; the SDK v2 client refuses one that does not.
+      result.put("resultType", "complete");
+    }
     JsonObject r = new JsonObject().put("jsonrpc", "2.0").put("id", id).put("result", result);
     req.response().putHeader("Content-Type", "application/json").end(r.encode());
   }
