@@ -7,11 +7,9 @@ import dev.tally.core.call.DispatchRecorder;
 import dev.tally.core.call.OwnCalls;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Confirmations;
-import dev.tally.core.mcp.HeaderRules;
 import dev.tally.core.mcp.Headers;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.MediaTypes;
-import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import jakarta.servlet.http.HttpServletRequest;
@@ -156,10 +154,12 @@ final class SelfClient implements AutoCloseable {
 
   /**
    * A status lookup: {@code tool} with {@code argumentsJson} on the retrying caller's credential,
-   * on a session of its own, else as a stateless 2026-07-28 client. Completes with the answer, or
-   * empty when none was had; never fails.
+   * on a session of its own, else as a stateless 2026-07-28 client sending {@code modernHeaders}
+   * (core's mirrored headers of the call). Completes with the answer, or empty when none was had;
+   * never fails.
    */
-  CompletionStage<Optional<RpcOutcome>> lookup(String tool, byte[] argumentsJson, Headers caller) {
+  CompletionStage<Optional<RpcOutcome>> lookup(
+      String tool, byte[] argumentsJson, Headers caller, Map<String, String> modernHeaders) {
     ObjectNode legacyCall = OwnCalls.statusCall(tool, argumentsJson, false);
     ObjectNode modernCall = OwnCalls.statusCall(tool, argumentsJson, true);
     if (legacyCall == null || endpoint() == null) {
@@ -179,8 +179,7 @@ final class SelfClient implements AutoCloseable {
         .exceptionallyCompose(
             notLegacy -> {
               Map<String, String> h = new LinkedHashMap<>(auth);
-              h.putAll(
-                  HeaderRules.mirrored(ProtocolVersions.MODERN, tool, null, java.util.Map.of()));
+              h.putAll(modernHeaders);
               return post(bytes(modernCall), own(h), OwnCalls.STATUS_ID)
                   .thenApply(a -> Optional.ofNullable(a.outcome()));
             })

@@ -391,11 +391,11 @@ public final class TallyFilter implements Filter {
       java.util.concurrent.atomic.AtomicReference<SelfClient> self =
           new java.util.concurrent.atomic.AtomicReference<>();
       b.statusLookup(
-          (tool, args, headers) -> {
+          (tool, args, headers, modern) -> {
             SelfClient c = self.get();
             return c == null
                 ? CompletableFuture.completedFuture(java.util.Optional.empty())
-                : c.lookup(tool, args, headers);
+                : c.lookup(tool, args, headers, modern);
           });
       if (store != null) {
         b.store(store);

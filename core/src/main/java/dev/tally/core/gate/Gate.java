@@ -78,7 +78,7 @@ public final class Gate implements AutoCloseable {
       StatusLookup statusLookup,
       Telemetry telemetry) {
     this.telemetry = telemetry;
-    this.statusChecks = new StatusChecks(store, clock, statusLookup, audit);
+    this.statusChecks = new StatusChecks(store, clock, statusLookup, audit, paramHeaders);
     this.audit = audit;
     this.writes = writes;
     if (audit != AuditSink.noop()) {

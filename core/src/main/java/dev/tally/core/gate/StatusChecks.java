@@ -57,17 +57,20 @@ public final class StatusChecks {
   private final Clock clock;
   private final StatusLookup lookup;
   private final dev.tally.core.audit.AuditSink audit;
+  private final dev.tally.core.mcp.ToolParamHeaders paramHeaders;
   private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
 
   StatusChecks(
       ExecutionStore store,
       Clock clock,
       StatusLookup lookup,
-      dev.tally.core.audit.AuditSink audit) {
+      dev.tally.core.audit.AuditSink audit,
+      dev.tally.core.mcp.ToolParamHeaders paramHeaders) {
     this.store = store;
     this.clock = clock;
     this.lookup = lookup;
     this.audit = audit;
+    this.paramHeaders = paramHeaders;
   }
 
   /**
@@ -96,8 +99,14 @@ public final class StatusChecks {
     } catch (IOException x) {
       return CompletableFuture.completedFuture(e);
     }
+    Map<String, String> modern =
+        dev.tally.core.mcp.HeaderRules.mirrored(
+            dev.tally.core.mcp.ProtocolVersions.MODERN,
+            contract.statusTool(),
+            args,
+            paramHeaders.forTool(contract.statusTool()));
     return lookup
-        .call(contract.statusTool(), body, headers)
+        .call(contract.statusTool(), body, headers, modern)
         .thenCompose(
             answer -> {
               report(e, contract, answer, attempt);

@@ -80,7 +80,7 @@ class ControlAuditTest {
             .audit(journals)
             .writes(WriteControl.of(WritesConfig.DEFAULT))
             .statusLookup(
-                (tool, args, headers) -> {
+                (tool, args, headers, modern) -> {
                   String a = answer.get();
                   return CompletableFuture.completedFuture(
                       a == null

@@ -41,6 +41,7 @@ class StatusChecksTest {
   Gate gate;
   final List<String> asked = new CopyOnWriteArrayList<>();
   final AtomicReference<String> answer = new AtomicReference<>();
+  final AtomicReference<Map<String, String>> modernHeaders = new AtomicReference<>();
 
   @BeforeEach
   void setUp() {
@@ -66,7 +67,7 @@ class StatusChecksTest {
             .actors(h -> "alice")
             .clock(clock)
             .statusLookup(
-                (tool, args, headers) -> {
+                (tool, args, headers, modern) -> {
                   asked.add(tool + " " + new String(args, StandardCharsets.UTF_8));
                   String a = answer.get();
                   return CompletableFuture.completedFuture(
@@ -216,8 +217,9 @@ class StatusChecksTest {
                   public void flush() {}
                 })
             .statusLookup(
-                (tool, args, headers) -> {
+                (tool, args, headers, modern) -> {
                   asked.add(tool + " " + new String(args, StandardCharsets.UTF_8));
+                  modernHeaders.set(modern);
                   return CompletableFuture.completedFuture(Optional.<RpcOutcome>empty());
                 })
             .build();
@@ -277,5 +279,27 @@ class StatusChecksTest {
             Decision.Respond.class, r -> assertThat(r.code()).isEqualTo(TallyCode.OUTCOME_UNKNOWN));
     assertThat(asked).as("no lookup").isEmpty();
     assertThat(log).containsExactly("refund_status argument_missing 1");
+  }
+
+  /**
+   * A stateless 2026-07-28 lookup must carry what a client of that era would send with the status
+   * call, an {@code Mcp-Param-*} for each of the status tool's {@code x-mcp-header} parameters
+   * included (a strict server refuses the call without them).
+   */
+  @Test
+  void theLookupsModernHeadersMirrorTheStatusCallWithItsParameterHeaders() {
+    mappedGate(
+        new dev.tally.core.contract.StatusArguments("executionId", Map.of("region", "/region")),
+        new CopyOnWriteArrayList<>());
+    gate.paramHeaders().put("refund_status", Map.of("region", List.of("region")));
+    String args = "{\"region\":\"eu-west\",\"amount\":3}";
+    Decision.Dispatch d = (Decision.Dispatch) admitExact(args);
+    d.inFlight().unknown("connection lost").toCompletableFuture().join();
+    admitExact(args);
+    assertThat(modernHeaders.get())
+        .containsEntry("MCP-Protocol-Version", "2026-07-28")
+        .containsEntry("Mcp-Method", "tools/call")
+        .containsEntry("Mcp-Name", "refund_status")
+        .containsEntry("Mcp-Param-region", "eu-west");
   }
 }

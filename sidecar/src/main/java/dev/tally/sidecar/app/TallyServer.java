@@ -92,12 +92,13 @@ public final class TallyServer {
       runtime =
           TallyRuntime.builder(config)
               .statusLookup(
-                  (tool, args, headers) -> {
+                  (tool, args, headers, modern) -> {
                     ConfirmedCalls c = calls.get();
                     return c == null
                         ? java.util.concurrent.CompletableFuture.completedFuture(
                             java.util.Optional.empty())
-                        : c.lookup(tool, args, headers.get("Authorization")).toCompletionStage();
+                        : c.lookup(tool, args, headers.get("Authorization"), modern)
+                            .toCompletionStage();
                   })
               .target(settings.sidecar().upstreamTarget())
               .owner(TallyRuntime.owner("sidecar"))

@@ -6,10 +6,8 @@ import dev.tally.core.call.DispatchRecorder;
 import dev.tally.core.call.OwnCalls;
 import dev.tally.core.execution.Execution;
 import dev.tally.core.gate.Confirmations;
-import dev.tally.core.mcp.HeaderRules;
 import dev.tally.core.mcp.McpNames.HeaderNames;
 import dev.tally.core.mcp.MediaTypes;
-import dev.tally.core.mcp.ProtocolVersions;
 import dev.tally.core.mcp.RpcOutcome;
 import dev.tally.core.mcp.RpcResponseWatcher;
 import dev.tally.sidecar.SidecarOptions;
@@ -86,11 +84,14 @@ public final class ConfirmedCalls implements AutoCloseable {
   /**
    * A status lookup (issue 18): a {@code tools/call} of {@code tool} with {@code argumentsJson}, on
    * a session of the sidecar's own with {@code authorization} (the retrying caller's), as a
-   * 2025-era client, else a stateless 2026-07-28 one. Completes with the answer, or empty when none
-   * was had; never fails.
+   * 2025-era client, else a stateless 2026-07-28 one sending {@code modernHeaders} (core's mirrored
+   * headers of the call). Completes with the answer, or empty when none was had; never fails.
    */
   public Future<java.util.Optional<RpcOutcome>> lookup(
-      String tool, byte[] argumentsJson, String authorization) {
+      String tool,
+      byte[] argumentsJson,
+      String authorization,
+      java.util.Map<String, String> modernHeaders) {
     MultiMap auth = HttpHeaders.headers();
     if (authorization != null) {
       auth.set(HttpHeaders.AUTHORIZATION, authorization);
@@ -110,8 +111,7 @@ public final class ConfirmedCalls implements AutoCloseable {
         .recover(
             notLegacy -> {
               MultiMap h = HttpHeaders.headers().addAll(auth);
-              HeaderRules.mirrored(ProtocolVersions.MODERN, tool, null, java.util.Map.of())
-                  .forEach(h::set);
+              modernHeaders.forEach(h::set);
               return post(modernCall, h, id).map(a -> java.util.Optional.ofNullable(a.outcome()));
             })
         .recover(e -> Future.succeededFuture(java.util.Optional.empty()));
