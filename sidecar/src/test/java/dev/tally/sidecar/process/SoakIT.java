@@ -50,8 +50,18 @@ class SoakIT {
    */
   static final String RETENTION = "2m";
 
+  /**
+   * One sample; {@code fdKinds} counts the open descriptors by what they point at (a file's path
+   * with its digits as {@code #}, {@code socket}, {@code pipe}, ...), to name what a growth is.
+   */
   private record Sample(
-      long second, long heapKib, long fds, long connections, long calls, long retained) {}
+      long second,
+      long heapKib,
+      long fds,
+      long connections,
+      long calls,
+      long retained,
+      Map<String, Long> fdKinds) {}
 
   @Test
   void mixedTrafficWithDisconnectsAndSlowClientsDoesNotGrow() throws Exception {
@@ -86,7 +96,7 @@ class SoakIT {
       pool.shutdown();
       assertThat(pool.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
       samples.add(h.sample(Duration.between(start, Instant.now()).toSeconds(), calls.get()));
-      String verdict = verdict(samples);
+      String verdict = verdict(samples) + fdGrowth(samples);
       Path report = Path.of("target", "soak-report.md");
       Files.writeString(report, report(minutes, sampleSeconds, samples, failures.get(), verdict));
       assertThat(h.tally.isAlive()).isTrue();
@@ -123,6 +133,29 @@ class SoakIT {
             + " -> "
             + fdLast;
     return (heapGrew || fdsGrew ? "FAIL: " : "PASS: ") + numbers;
+  }
+
+  /**
+   * The kinds of descriptors whose count changed between the end of the warm-up and the last sample
+   * under traffic, e.g. {@code "; descriptors +3 journal/segment-#.log"}; empty when none.
+   */
+  private static String fdGrowth(List<Sample> s) {
+    if (s.size() < 4) {
+      return "";
+    }
+    Map<String, Long> from = s.get(s.size() / 4).fdKinds();
+    Map<String, Long> to = s.get(s.size() - 2).fdKinds();
+    java.util.TreeSet<String> kinds = new java.util.TreeSet<>(from.keySet());
+    kinds.addAll(to.keySet());
+    StringBuilder b = new StringBuilder();
+    for (String k : kinds) {
+      long d = to.getOrDefault(k, 0L) - from.getOrDefault(k, 0L);
+      if (d != 0) {
+        b.append(b.length() == 0 ? "; descriptors after the warm-up: " : ", ");
+        b.append(d > 0 ? "+" : "").append(d).append(' ').append(k);
+      }
+    }
+    return b.toString();
   }
 
   private static long median(long[] v) {
@@ -168,8 +201,10 @@ class SoakIT {
     final CountingUpstream upstream;
     final McpClient agent;
     final TallyProcess tally;
+    final Path dir;
 
     Harness(Path dir) throws Exception {
+      this.dir = dir.toRealPath();
       upstream = CountingUpstream.start();
       agent = new McpClient();
       Path config = dir.resolve("tally.yaml");
@@ -242,10 +277,11 @@ class SoakIT {
           heap += Long.parseLong(m.group(1)); // young and old, not metaspace
         }
       }
-      long fds;
+      Map<String, Long> kinds = new java.util.TreeMap<>();
       try (var s = Files.list(Path.of("/proc", Long.toString(tally.pid()), "fd"))) {
-        fds = s.count();
+        s.forEach(fd -> kinds.merge(kind(fd), 1L, Long::sum));
       }
+      long fds = kinds.values().stream().mapToLong(Long::longValue).sum();
       String metrics = agent.get(tally.admin("/metrics")).body();
       return new Sample(
           second,
@@ -253,7 +289,23 @@ class SoakIT {
           fds,
           gauge(metrics, "tally_http_connections"),
           calls,
-          gauge(metrics, "tally_store_executions"));
+          gauge(metrics, "tally_store_executions"),
+          kinds);
+    }
+
+    /** What descriptor {@code fd} points at, its digits as {@code #} ("socket", a file's name). */
+    private String kind(Path fd) {
+      try {
+        String target = Files.readSymbolicLink(fd).toString();
+        int colon = target.indexOf(':');
+        if (colon > 0 && !target.startsWith("/")) {
+          return target.substring(0, colon); // socket:[123], pipe:[456], anon_inode:[eventpoll]
+        }
+        String name = dir.relativize(Path.of(target)).toString();
+        return (name.startsWith("..") ? target : name).replaceAll("[0-9]+", "#");
+      } catch (IOException | IllegalArgumentException gone) {
+        return "closed while listed";
+      }
     }
 
     /** The first series of {@code name} in Prometheus text, -1 when absent. */
