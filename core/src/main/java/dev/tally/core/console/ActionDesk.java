@@ -34,6 +34,9 @@ import java.util.concurrent.CompletionStage;
  * AdminReply}; the adapters' shells only move bytes.
  */
 public final class ActionDesk {
+  private static final ActionPath PATH =
+      new ActionPath("actions", java.util.Set.of("confirm", "cancel"));
+
   /** What anyone but the call's own actor is told, whatever the reason. */
   public static final String NEUTRAL =
       "no longer pending: decided, expired, or requested by someone else";
@@ -102,9 +105,9 @@ public final class ActionDesk {
 
   /** One of the caller's own actions ({@code rawId}), in any state; the neutral 404 otherwise. */
   public CompletionStage<AdminReply> one(String rawId, Headers headers) {
-    ExecutionId id = parse(rawId);
+    ExecutionId id = ActionPath.id(rawId);
     if (id == null) {
-      return done(badId());
+      return done(PATH.badId());
     }
     String actor = confirmations.actorOf(headers);
     return store
@@ -130,23 +133,7 @@ public final class ActionDesk {
    * action (404), a body not declared JSON (415: no form post can act). Empty when it may go on.
    */
   public Optional<AdminReply> check(String rawId, String action, String contentType) {
-    if (parse(rawId) == null) {
-      return Optional.of(badId());
-    }
-    if (!"confirm".equals(action) && !"cancel".equals(action)) {
-      return Optional.of(
-          AdminReply.error(
-              404,
-              "NOT_FOUND",
-              "no such action: " + AdminReply.quote(action == null ? "" : action)));
-    }
-    String refused = JsonOnly.problem(contentType);
-    if (refused != null) {
-      return Optional.of(
-          AdminReply.error(415, "UNSUPPORTED_MEDIA_TYPE", refused)
-              .withHeader("Accept", JsonOnly.MEDIA_TYPE));
-    }
-    return Optional.empty();
+    return PATH.check(rawId, action, contentType);
   }
 
   /**
@@ -168,7 +155,7 @@ public final class ActionDesk {
     if (parsed.problem() != null) {
       return done(AdminReply.error(400, "INVALID_BODY", parsed.problem()));
     }
-    ExecutionId id = parse(rawId);
+    ExecutionId id = ActionPath.id(rawId);
     boolean confirm = action.equals("confirm");
     return (confirm ? confirmations.confirm(id, headers) : confirmations.cancel(id, headers))
         .thenCompose(o -> answer(o, headers, runner))
@@ -263,14 +250,6 @@ public final class ActionDesk {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     o.set("items", items);
     return o;
-  }
-
-  private static ExecutionId parse(String raw) {
-    return raw == null || !ExecutionId.isValid(raw) ? null : ExecutionId.parse(raw);
-  }
-
-  private static AdminReply badId() {
-    return AdminReply.error(400, "INVALID_ID", "path: expected /v1/actions/act_<ULID>");
   }
 
   private static CompletionStage<AdminReply> done(AdminReply r) {

@@ -36,7 +36,8 @@ public final class ExecutionDesk {
   /** Items per page when {@code limit} is not given. */
   public static final int DEFAULT_LIMIT = 50;
 
-  private static final Set<String> ACTIONS = Set.of("resolve", "confirm", "cancel");
+  private static final ActionPath PATH =
+      new ActionPath("executions", Set.of("resolve", "confirm", "cancel"));
   private static final List<String> RESOLVE_MEMBERS = List.of("outcome", "result");
 
   private final ExecutionStore store;
@@ -67,9 +68,9 @@ public final class ExecutionDesk {
 
   /** {@code GET /v1/executions/{rawId}}: the activity record with its actor, or 404. */
   public CompletionStage<AdminReply> one(String rawId) {
-    ExecutionId id = parse(rawId);
+    ExecutionId id = ActionPath.id(rawId);
     if (id == null) {
-      return done(badId());
+      return done(PATH.badId());
     }
     return answer(store.find(id).thenApply(o -> o.orElse(null)));
   }
@@ -143,23 +144,7 @@ public final class ExecutionDesk {
    * {@code Accept: application/json}). Empty when it may go on.
    */
   public Optional<AdminReply> check(String rawId, String action, String contentType) {
-    if (parse(rawId) == null) {
-      return Optional.of(badId());
-    }
-    if (action == null || !ACTIONS.contains(action)) {
-      return Optional.of(
-          AdminReply.error(
-              404,
-              "NOT_FOUND",
-              "no such action: " + AdminReply.quote(action == null ? "" : action)));
-    }
-    String refused = JsonOnly.problem(contentType);
-    if (refused != null) {
-      return Optional.of(
-          AdminReply.error(415, "UNSUPPORTED_MEDIA_TYPE", refused)
-              .withHeader("Accept", JsonOnly.MEDIA_TYPE));
-    }
-    return Optional.empty();
+    return PATH.check(rawId, action, contentType);
   }
 
   /**
@@ -191,7 +176,7 @@ public final class ExecutionDesk {
                   + action
                   + " with its own credential (or the console)"));
     }
-    return resolve(parse(rawId), parsed.object());
+    return resolve(ActionPath.id(rawId), parsed.object());
   }
 
   private CompletionStage<AdminReply> resolve(ExecutionId id, ObjectNode body) {
@@ -275,14 +260,6 @@ public final class ExecutionDesk {
     ObjectNode o = ActivityRecord.of(e);
     o.put("actor", e.actor());
     return o;
-  }
-
-  private static ExecutionId parse(String raw) {
-    return raw == null || !ExecutionId.isValid(raw) ? null : ExecutionId.parse(raw);
-  }
-
-  private static AdminReply badId() {
-    return AdminReply.error(400, "INVALID_ID", "path: expected /v1/executions/act_<ULID>");
   }
 
   private static AdminReply badQuery(String message) {
