@@ -70,6 +70,7 @@ final class CountingUpstream {
   private final AtomicBoolean reachable = new AtomicBoolean(true);
   private final AtomicInteger tickets = new AtomicInteger();
   private volatile String padding = "";
+  private volatile int progressEvents;
   private final AtomicInteger openConnections = new AtomicInteger();
   private final Map<String, List<Receipt>> receipts = new ConcurrentHashMap<>();
   private final Map<String, Script> scripts = new ConcurrentHashMap<>();
@@ -119,6 +120,14 @@ final class CountingUpstream {
   /** Makes every result carry about {@code bytes} more bytes (a larger journal to compact). */
   void padResults(int bytes) {
     padding = "x".repeat(bytes);
+  }
+
+  /**
+   * While above 0, every call is answered as an SSE stream: this many {@code
+   * notifications/progress} events of about 64 KiB each, then the result event.
+   */
+  void streamProgress(int events) {
+    progressEvents = events;
   }
 
   void script(String title, Script s) {
@@ -275,7 +284,9 @@ final class CountingUpstream {
               .put("text", "created ticket " + ticket);
           r.set("structuredContent", structured);
           CompletableFuture<Long> done = first ? answered(title) : new CompletableFuture<>();
-          reply(req, result(id, r)).whenComplete((v, e) -> done.complete(System.nanoTime()));
+          int events = progressEvents;
+          (events > 0 ? replySse(req, result(id, r), events) : reply(req, result(id, r)))
+              .whenComplete((v, e) -> done.complete(System.nanoTime()));
         };
     if (script.reset()) {
       answered(title).complete(System.nanoTime());
@@ -390,6 +401,32 @@ final class CountingUpstream {
         .toCompletionStage()
         .toCompletableFuture()
         .handle((v, e) -> (Void) null);
+  }
+
+  /**
+   * {@code events} progress notifications of about 64 KiB, then {@code body}, as one SSE stream.
+   */
+  private static CompletableFuture<Void> replySse(
+      HttpServerRequest req, ObjectNode body, int events) {
+    if (req.response().closed() || req.response().ended()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    io.vertx.core.http.HttpServerResponse resp =
+        req.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
+    String pad = "p".repeat(64 * 1024);
+    try {
+      for (int i = 0; i < events; i++) {
+        ObjectNode n = F.objectNode().put("jsonrpc", "2.0").put("method", "notifications/progress");
+        n.putObject("params").put("progressToken", "t").put("progress", i).put("message", pad);
+        resp.write("event: message\ndata: " + JSON.writeValueAsString(n) + "\n\n");
+      }
+      return resp.end("event: message\ndata: " + JSON.writeValueAsString(body) + "\n\n")
+          .toCompletionStage()
+          .toCompletableFuture()
+          .handle((v, e) -> (Void) null);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   void close() throws Exception {

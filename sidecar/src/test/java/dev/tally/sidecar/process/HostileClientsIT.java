@@ -365,6 +365,53 @@ class HostileClientsIT {
     stillServes();
   }
 
+  /**
+   * Case 3, an SSE answer: the upstream streams about 13 MiB of progress events and then the result
+   * to a client that never reads. The sidecar keeps reading the upstream (the result is captured),
+   * resets the client's connection once more than {@code sidecar.maxUndeliveredBytes} queued for
+   * it, records the answer not delivered, and the identical retry gets the result replayed.
+   */
+  @Test
+  void anSseAnswerTheClientNeverReadsIsCutAtItsBacklogAndReplayedToTheRetry() throws Exception {
+    String title = "unread-sse-" + UUID.randomUUID();
+    long undeliveredBefore = executions("state=completed_not_delivered").size();
+    long cutBefore = limitHits("max_undelivered_bytes");
+    upstream.streamProgress(200);
+    try {
+      URI mcp = tally.mcp();
+      Socket s = new Socket();
+      sockets.add(s);
+      s.setReceiveBufferSize(4096);
+      s.connect(new InetSocketAddress(mcp.getHost(), mcp.getPort()), 10_000);
+      byte[] body =
+          McpClient.call(1, CountingUpstream.IRREVERSIBLE, title).getBytes(StandardCharsets.UTF_8);
+      send(
+          s,
+          head(
+              "POST",
+              body.length,
+              "Content-Type: application/json",
+              "Authorization: Bearer " + McpClient.TOKEN));
+      s.getOutputStream().write(body);
+      s.getOutputStream().flush();
+      Poll.until(
+          WAIT,
+          () -> executions("state=completed_not_delivered").size() == undeliveredBefore + 1,
+          () -> "never recorded not delivered: " + executions("limit=5"));
+      assertThat(limitHits("max_undelivered_bytes")).isEqualTo(cutBefore + 1);
+      assertThat(closedWithin(s, WAIT)).as("the unread connection is reset").isTrue();
+    } finally {
+      upstream.streamProgress(0);
+    }
+    McpClient.Answer retry =
+        agent.call(tally.mcp(), 2, CountingUpstream.IRREVERSIBLE, title, null, WAIT);
+    assertThat(retry.isToolResult()).as(retry.body()).isTrue();
+    assertThat(upstream.sideEffects(title)).as("the tool ran once").isOne();
+    assertThat(retry.replay().path("state").asText()).isEqualTo("completed_not_delivered");
+    assertThat(tally.output()).doesNotContain("OutOfMemoryError");
+    stillServes();
+  }
+
   /** Case 7: HTTP/2 cleartext is off by default; the prior-knowledge preface is not spoken. */
   @Test
   void http2CleartextIsOffByDefault() throws Exception {

@@ -19,6 +19,9 @@ public final class ResponseSink implements EventSink {
   private long backlog;
   private boolean waiting;
 
+  /** Over the limit once: nothing more is written, and the hit was counted. */
+  private boolean cut;
+
   private ResponseSink(HttpServerResponse resp, long maxUndelivered, LimitHits hits) {
     this.resp = resp;
     this.maxUndelivered = maxUndelivered;
@@ -34,6 +37,9 @@ public final class ResponseSink implements EventSink {
 
   @Override
   public Future<Void> write(Buffer bytes) {
+    if (cut) {
+      return Future.failedFuture("client stopped reading");
+    }
     if (resp.closed() || resp.ended()) {
       return Future.failedFuture("client gone");
     }
@@ -49,6 +55,10 @@ public final class ResponseSink implements EventSink {
             });
       }
       if (backlog > maxUndelivered) {
+        // The reset may wait behind the queued bytes (Vert.x closes after pending writes); the
+        // sink writes nothing more meanwhile, and the idle timer closes a connection whose
+        // client still takes nothing (ConnectionGuard).
+        cut = true;
         hits.hit(LimitHits.Port.MCP, LimitHits.Limit.UNDELIVERED_BYTES);
         resp.reset();
         return Future.failedFuture("client stopped reading");
