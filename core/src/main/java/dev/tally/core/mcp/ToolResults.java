@@ -96,11 +96,7 @@ public final class ToolResults {
     tally.put("code", codeName);
     tally.put("retryable", retryable);
     tally.put("next", next);
-    ObjectNode result = F.objectNode();
-    ObjectNode text = result.putArray("content").addObject();
-    text.put("type", "text");
-    text.put(
-        "text",
+    String text =
         codeName
             + ": "
             + next
@@ -108,9 +104,29 @@ public final class ToolResults {
             + execution.id().value()
             + ", state "
             + execution.state().wireName()
-            + ")");
-    result.put("isError", true);
-    result.putObject("structuredContent").set("tally", tally);
+            + ")";
+    return toolResult(id, text, true, tallyContent(tally));
+  }
+
+  /** {@code {"tally": tally}}: the {@code structuredContent} of Tally's own coded results. */
+  private static ObjectNode tallyContent(ObjectNode tally) {
+    ObjectNode sc = F.objectNode();
+    sc.set("tally", tally);
+    return sc;
+  }
+
+  /**
+   * A JSON-RPC response for {@code id} whose result is a tool result: one text content block,
+   * {@code isError} and {@code structuredContent}.
+   */
+  private static byte[] toolResult(
+      JsonNode id, String text, boolean isError, ObjectNode structuredContent) {
+    ObjectNode result = F.objectNode();
+    ObjectNode block = result.putArray("content").addObject();
+    block.put("type", "text");
+    block.put("text", text);
+    result.put("isError", isError);
+    result.set("structuredContent", structuredContent);
     ObjectNode response = envelope(id);
     response.set("result", result);
     return write(response);
@@ -154,15 +170,8 @@ public final class ToolResults {
     tally.put("message", error.message());
     tally.put("retryable", false);
     tally.put("next", next);
-    ObjectNode result = F.objectNode();
-    ObjectNode text = result.putArray("content").addObject();
-    text.put("type", "text");
-    text.put("text", VALIDATION_ERROR + ": " + error.message() + ". " + next);
-    result.put("isError", true);
-    result.putObject("structuredContent").set("tally", tally);
-    ObjectNode response = envelope(id);
-    response.set("result", result);
-    return write(response);
+    return toolResult(
+        id, VALIDATION_ERROR + ": " + error.message() + ". " + next, true, tallyContent(tally));
   }
 
   /**
@@ -178,15 +187,7 @@ public final class ToolResults {
       String confirmUrl,
       ObjectNode preview) {
     ObjectNode sc = pendingContent(execution, expiresAt, confirmUrl, preview);
-    ObjectNode result = F.objectNode();
-    ObjectNode text = result.putArray("content").addObject();
-    text.put("type", "text");
-    text.put("text", sc.path("summary").textValue());
-    result.put("isError", false);
-    result.set("structuredContent", sc);
-    ObjectNode response = envelope(id);
-    response.set("result", result);
-    return write(response);
+    return toolResult(id, sc.path("summary").textValue(), false, sc);
   }
 
   /**
