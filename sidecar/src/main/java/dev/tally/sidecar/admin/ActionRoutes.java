@@ -10,8 +10,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 
 /**
@@ -38,28 +36,25 @@ final class ActionRoutes {
   }
 
   void list(RoutingContext ctx) {
-    reply(ctx, desk.list(headers(ctx.request()), ctx.request().getParam("recent") != null));
+    AdminReplies.sendWhenDone(
+        ctx, desk.list(headers(ctx.request()), ctx.request().getParam("recent") != null));
   }
 
   void one(RoutingContext ctx) {
-    reply(ctx, desk.one(ctx.pathParam("id"), headers(ctx.request())));
+    AdminReplies.sendWhenDone(ctx, desk.one(ctx.pathParam("id"), headers(ctx.request())));
   }
 
   /** Refuses a bad id, action or media type before a byte of the body is read. */
   void prepare(RoutingContext ctx) {
-    Optional<AdminReply> bad =
+    AdminReplies.sendOrNext(
+        ctx,
         desk.check(
-            ctx.pathParam("id"), ctx.pathParam("action"), ctx.request().getHeader("Content-Type"));
-    if (bad.isPresent()) {
-      AdminReplies.send(ctx, bad.get());
-      return;
-    }
-    ctx.next();
+            ctx.pathParam("id"), ctx.pathParam("action"), ctx.request().getHeader("Content-Type")));
   }
 
   void decide(RoutingContext ctx) {
     Buffer body = ctx.body().buffer();
-    reply(
+    AdminReplies.sendWhenDone(
         ctx,
         desk.decide(
             ctx.pathParam("id"),
@@ -68,11 +63,5 @@ final class ActionRoutes {
             body == null ? null : body.getBytes(),
             headers(ctx.request()),
             runner));
-  }
-
-  private static void reply(RoutingContext ctx, CompletionStage<AdminReply> stage) {
-    Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
-        .onSuccess(r -> AdminReplies.send(ctx, r))
-        .onFailure(err -> AdminReplies.send(ctx, AdminReply.storeDown()));
   }
 }

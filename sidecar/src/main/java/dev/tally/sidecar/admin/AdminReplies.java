@@ -47,6 +47,31 @@ final class AdminReplies {
     return json(ctx, reply.status(), reply.body());
   }
 
+  /**
+   * Writes the reply {@code stage} completes with, on the request's context; 503 {@code
+   * STORE_UNAVAILABLE} if it fails.
+   */
+  static void sendWhenDone(
+      RoutingContext ctx,
+      java.util.concurrent.CompletionStage<dev.tally.core.console.AdminReply> stage) {
+    Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
+        .onSuccess(r -> send(ctx, r))
+        .onFailure(err -> send(ctx, dev.tally.core.console.AdminReply.storeDown()));
+  }
+
+  /**
+   * Refuses with {@code refusal} when there is one (a desk's check before the body is read), else
+   * lets the route go on.
+   */
+  static void sendOrNext(
+      RoutingContext ctx, java.util.Optional<dev.tally.core.console.AdminReply> refusal) {
+    if (refusal.isPresent()) {
+      send(ctx, refusal.get());
+    } else {
+      ctx.next();
+    }
+  }
+
   /** Writes a coded error. */
   static Future<Void> error(RoutingContext ctx, int status, String code, String message) {
     ObjectNode o = JsonNodeFactory.instance.objectNode();

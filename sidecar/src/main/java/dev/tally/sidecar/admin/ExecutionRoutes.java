@@ -1,15 +1,11 @@
 package dev.tally.sidecar.admin;
 
-import dev.tally.core.console.AdminReply;
 import dev.tally.core.console.ExecutionDesk;
 import dev.tally.core.gate.Operator;
 import dev.tally.core.store.ExecutionStore;
-import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 
 /**
  * The Vert.x shell of core's {@link ExecutionDesk}: {@code GET /v1/executions}, {@code GET
@@ -26,29 +22,25 @@ final class ExecutionRoutes {
   }
 
   void list(RoutingContext ctx) {
-    reply(ctx, desk.list(ctx.request()::getParam));
+    AdminReplies.sendWhenDone(ctx, desk.list(ctx.request()::getParam));
   }
 
   void one(RoutingContext ctx) {
-    reply(ctx, desk.one(ctx.pathParam("id")));
+    AdminReplies.sendWhenDone(ctx, desk.one(ctx.pathParam("id")));
   }
 
   /** 400 for a bad id, 404 for an unknown action, 415 unless the body is declared JSON. */
   void prepare(RoutingContext ctx) {
-    Optional<AdminReply> bad =
+    AdminReplies.sendOrNext(
+        ctx,
         desk.check(
-            ctx.pathParam("id"), ctx.pathParam("action"), ctx.request().getHeader("Content-Type"));
-    if (bad.isPresent()) {
-      AdminReplies.send(ctx, bad.get());
-      return;
-    }
-    ctx.next();
+            ctx.pathParam("id"), ctx.pathParam("action"), ctx.request().getHeader("Content-Type")));
   }
 
   /** Acts once the body has been read (at most {@link AdminServer#MAX_BODY} bytes). */
   void act(RoutingContext ctx) {
     Buffer body = ctx.body().buffer();
-    reply(
+    AdminReplies.sendWhenDone(
         ctx,
         desk.act(
             ctx.pathParam("id"),
@@ -59,11 +51,5 @@ final class ExecutionRoutes {
 
   static void methodNotAllowed(RoutingContext ctx) {
     AdminReplies.send(ctx, ExecutionDesk.methodNotAllowed());
-  }
-
-  private static void reply(RoutingContext ctx, CompletionStage<AdminReply> stage) {
-    Future.fromCompletionStage(stage, ctx.vertx().getOrCreateContext())
-        .onSuccess(r -> AdminReplies.send(ctx, r))
-        .onFailure(err -> AdminReplies.send(ctx, AdminReply.storeDown()));
   }
 }

@@ -1,10 +1,8 @@
 package dev.tally.sidecar.admin;
 
-import dev.tally.core.console.AdminReply;
 import dev.tally.core.console.WriteDesk;
 import dev.tally.core.gate.Confirmations;
 import dev.tally.core.gate.WriteSwitch;
-import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 
@@ -32,10 +30,6 @@ final class WriteRoutes {
   }
 
   void actor(RoutingContext ctx) {
-    Future.fromCompletionStage(
-            desk.actor(ctx.pathParam("actor"), ctx.pathParam("action")),
-            ctx.vertx().getOrCreateContext())
-        .onSuccess(r -> AdminReplies.send(ctx, r))
-        .onFailure(err -> AdminReplies.send(ctx, AdminReply.storeDown()));
+    AdminReplies.sendWhenDone(ctx, desk.actor(ctx.pathParam("actor"), ctx.pathParam("action")));
   }
 }
