@@ -108,7 +108,7 @@ public final class AdminServer {
         .connectionHandler(guard::accept)
         .requestHandler(
             req -> {
-              if (!guard.started(req.connection())) {
+              if (guard.started(req.connection()) == null) {
                 return;
               }
               String framing = Framing.problem(req);

@@ -118,6 +118,33 @@ class HostileClientsIT {
     stillServes();
   }
 
+  /**
+   * Case 1 on a kept-alive connection: the body timeout is watched by the connection's own lazy
+   * timer, which earlier requests on it left armed for their idle timeout; a body that stalls after
+   * several answered requests still gets its 408 once sidecar.requestBodyTimeout passes, and the
+   * connection is closed.
+   */
+  @Test
+  void aBodyStalledAfterAnsweredRequestsOnTheSameConnectionGetsItsTimeout() throws Exception {
+    long before = Math.max(0, limitHits("request_body_timeout"));
+    Socket s = open();
+    String ping = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}";
+    for (int i = 0; i < 3; i++) {
+      send(s, head("POST", ping.length(), "Content-Type: application/json") + ping);
+      String answer = readSome(s);
+      assertThat(answer).startsWith("HTTP/1.1 200");
+    }
+    long sent = System.nanoTime();
+    send(s, head("POST", 100, "Content-Type: application/json") + "{\"jsonrpc\":");
+    String answer = readUntilClosed(s);
+    long waited = Duration.ofNanos(System.nanoTime() - sent).toMillis();
+    assertThat(answer).startsWith("HTTP/1.1 408").contains("REQUEST_TIMEOUT");
+    // A timer fires no earlier than it was set for: the 408 waited out the body timeout (3 s).
+    assertThat(waited).isGreaterThanOrEqualTo(2_900);
+    assertThat(limitHits("request_body_timeout")).isGreaterThan(before);
+    stillServes();
+  }
+
   /** Case 1, the global budget: bodies that together pass it get 503 and nothing else suffers. */
   @Test
   void bodiesBeyondTheBufferedByteBudgetAreRefusedWithOverloaded() throws Exception {

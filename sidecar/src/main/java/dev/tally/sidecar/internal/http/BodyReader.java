@@ -29,8 +29,12 @@ public final class BodyReader {
 
   private BodyReader() {}
 
-  /** Reads {@code req}'s body; {@code hold} keeps the reservation until the caller releases it. */
-  public static Future<Buffer> read(HttpServerRequest req, Limits limits, BodyBudget.Hold hold) {
+  /**
+   * Reads {@code req}'s body; {@code hold} keeps the reservation until the caller releases it, and
+   * {@code turn} (the request's on its connection) watches the timeout.
+   */
+  public static Future<Buffer> read(
+      HttpServerRequest req, Limits limits, BodyBudget.Hold hold, ConnectionGuard.Turn turn) {
     Promise<Buffer> done = Promise.promise();
     int limit = limits.maxBytes();
     String declared = req.getHeader(HttpHeaders.CONTENT_LENGTH);
@@ -52,41 +56,24 @@ public final class BodyReader {
       }
     }
     Buffer body = Buffer.buffer(FIRST_CAPACITY);
-    Context context = Vertx.currentContext();
-    long[] timer = {-1};
-    // Armed once the bytes already read were handled: a body that came with its head (most of
-    // them) has ended by then and needs no timer.
-    context.runOnContext(
-        v -> {
+    Runnable expired =
+        () -> {
           if (done.future().isComplete()) {
             return;
           }
-          timer[0] =
-              context
-                  .owner()
-                  .setTimer(
-                      limits.timeout().toMillis(),
-                      t -> {
-                        if (done.future().isComplete()) {
-                          return;
-                        }
-                        limits.hits().hit(limits.port(), Limit.BODY_TIMEOUT);
-                        refuse(
-                            req,
-                            TallyError.Code.REQUEST_TIMEOUT,
-                            "request body not received whole within sidecar.requestBodyTimeout ("
-                                + limits.timeout().toMillis()
-                                + " ms)");
-                        done.tryFail("timeout");
-                      });
-        });
-    Runnable stopTimer =
-        () -> {
-          if (timer[0] >= 0) {
-            context.owner().cancelTimer(timer[0]);
-            timer[0] = -1;
-          }
+          limits.hits().hit(limits.port(), Limit.BODY_TIMEOUT);
+          refuse(
+              req,
+              TallyError.Code.REQUEST_TIMEOUT,
+              "request body not received whole within sidecar.requestBodyTimeout ("
+                  + limits.timeout().toMillis()
+                  + " ms)");
+          done.tryFail("timeout");
         };
+    Runnable stopTimer =
+        turn.watchBody(limits.timeout().toMillis(), expired)
+            ? turn::bodyRead
+            : ownTimer(limits.timeout().toMillis(), expired, done.future());
     // Over a limit, refuse hands the request to Lingering, whose handlers replace these.
     req.handler(
         chunk -> {
@@ -128,6 +115,28 @@ public final class BodyReader {
           done.tryComplete(body);
         });
     return done.future();
+  }
+
+  /**
+   * A timer of the body's own, for a connection that cannot watch it ({@link
+   * ConnectionGuard.Turn#watchBody}): armed once the bytes already read were handled, since a body
+   * that came with its head has ended by then and needs none. Returns what stops it.
+   */
+  private static Runnable ownTimer(long ms, Runnable expired, Future<Buffer> done) {
+    Context context = Vertx.currentContext();
+    long[] timer = {-1};
+    context.runOnContext(
+        v -> {
+          if (!done.isComplete()) {
+            timer[0] = context.owner().setTimer(ms, t -> expired.run());
+          }
+        });
+    return () -> {
+      if (timer[0] >= 0) {
+        context.owner().cancelTimer(timer[0]);
+        timer[0] = -1;
+      }
+    };
   }
 
   private static void refuse(HttpServerRequest req, TallyError.Code code, String message) {

@@ -27,32 +27,86 @@ public final class ConnectionGuard {
   private final LimitHits.Port port;
   private final AtomicInteger open = new AtomicInteger();
   private final Map<String, AtomicInteger> perClient = new ConcurrentHashMap<>();
-  private final Map<HttpConnection, State> states = new ConcurrentHashMap<>();
+  private final Map<HttpConnection, Turn> states = new ConcurrentHashMap<>();
 
   /**
-   * One connection: requests in progress, and the timer waiting for the next request head. The
-   * timer is lazy: a request that starts does not cancel it and one that ends only moves {@code
-   * deadline}; when the timer fires it closes the connection if that is still idle and past its
-   * deadline, else sets itself again for the rest (as Netty's {@code IdleStateHandler} does).
-   * Setting and cancelling a Vert.x timer on every request of a keep-alive connection cost ~4 % of
-   * a loaded sidecar's CPU.
+   * One connection: requests in progress, the body being read, and the one timer that waits for the
+   * next request head or for that body. The timer is lazy: a request that starts does not cancel it
+   * and one that ends only moves {@code deadline}; when the timer fires it acts on what is past due
+   * and otherwise sets itself again for the rest (as Netty's {@code IdleStateHandler} does), never
+   * further ahead than {@code bodyTimeout}, so that watching a new body ({@link #watchBody}) finds
+   * it already due early enough. Setting and cancelling a Vert.x timer on every request of a
+   * keep-alive connection cost ~4 % of a loaded sidecar's CPU; handing the body's own timer to the
+   * event loop after the request head cost another ~2.5 %.
    */
-  private static final class State {
-    final Vertx vertx;
-    int active;
-    boolean closing;
-    long timer = -1;
-    long timerAt;
-    long deadline;
-    Limit limit;
+  public final class Turn {
+    private final HttpConnection conn;
+    private final Vertx vertx;
+    private int active;
+    private boolean closing;
+    private long timer = -1;
+    private long timerAt;
+    private long deadline;
+    private Limit limit;
+
+    /** When the body being read must have ended, and what to do if it has not; null: none. */
+    private long bodyDue;
+
+    private Runnable bodyExpired;
 
     /** Unsent bytes when the idle timer last fired with some left, else -1. */
-    long unsent = -1;
+    private long unsent = -1;
 
-    State(Vertx vertx) {
+    private Turn(HttpConnection conn, Vertx vertx) {
+      this.conn = conn;
       this.vertx = vertx;
     }
+
+    /** A response on this connection ended: with none left, the idle timer runs. */
+    public void ended() {
+      if (conn == null || --active > 0) {
+        return;
+      }
+      active = 0;
+      unsent = -1;
+      if (closing) {
+        // The caller closes once the body was read whole ({@link Lingering} when it was refused);
+        // this bounds a body that never ends.
+        arm(this, Lingering.MAX_MILLIS + 1000, null);
+        return;
+      }
+      arm(this, limits.idleTimeout().toMillis(), Limit.IDLE_TIMEOUT);
+    }
+
+    /**
+     * Runs {@code expired} on this connection's event loop unless {@link #bodyRead} is called
+     * within {@code ms}. False, watching nothing, when this connection already watches a body (an
+     * HTTP/2 connection reads several at once) or is not guarded: the caller sets its own timer.
+     */
+    public boolean watchBody(long ms, Runnable expired) {
+      if (conn == null || bodyExpired != null) {
+        return false;
+      }
+      bodyDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      bodyExpired = expired;
+      if (timer >= 0) {
+        if (timerAt - bodyDue <= 0) {
+          return true; // it fires first and then waits for the rest
+        }
+        vertx.cancelTimer(timer);
+      }
+      schedule(this, ms);
+      return true;
+    }
+
+    /** The body {@link #watchBody} watched was read (or refused): nothing more to watch. */
+    public void bodyRead() {
+      bodyExpired = null;
+    }
   }
+
+  /** The turn of a connection this guard did not accept: it watches nothing. */
+  private final Turn unguarded = new Turn(null, null);
 
   private ConnectionGuard(ClientLimits limits, LimitHits hits, LimitHits.Port port) {
     this.limits = limits;
@@ -80,63 +134,47 @@ public final class ConnectionGuard {
       c.close();
       return;
     }
-    State s = new State(Vertx.currentContext().owner());
+    Turn s = new Turn(c, Vertx.currentContext().owner());
     states.put(c, s);
     c.closeHandler(
         v -> {
-          State gone = states.remove(c);
+          Turn gone = states.remove(c);
           if (gone != null && gone.timer >= 0) {
             gone.vertx.cancelTimer(gone.timer);
           }
           release(client, mine);
         });
-    arm(c, s, limits.headerTimeout().toMillis(), Limit.HEADER_TIMEOUT);
+    arm(s, limits.headerTimeout().toMillis(), Limit.HEADER_TIMEOUT);
   }
 
   /**
-   * A request head arrived on {@code c}: the connection is busy, not idle. False when {@code c} was
-   * marked {@link #closeAfterThis}: the request must not be handled (it was pipelined behind one
-   * whose framing forbids reuse) and the connection is being closed.
+   * A request head arrived on {@code c}: the connection is busy, not idle. Returns the request's
+   * turn on the connection (its {@link Turn#ended} is called when the response ended), or null when
+   * {@code c} was marked {@link #closeAfterThis}: the request must not be handled (it was pipelined
+   * behind one whose framing forbids reuse) and the connection is being closed.
    */
-  public boolean started(HttpConnection c) {
-    State s = states.get(c);
+  public Turn started(HttpConnection c) {
+    Turn s = states.get(c);
     if (s == null) {
-      return true;
+      return unguarded;
     }
     if (s.closing) {
       c.close();
-      return false;
+      return null;
     }
     s.active++;
-    return true;
+    return s;
   }
 
   /**
    * No request after the current one is handled on {@code c}; the caller closes it once that one's
-   * exchange is over, and {@link #ended} bounds how long that may take.
+   * exchange is over, and {@link Turn#ended} bounds how long that may take.
    */
   public void closeAfterThis(HttpConnection c) {
-    State s = states.get(c);
+    Turn s = states.get(c);
     if (s != null) {
       s.closing = true;
     }
-  }
-
-  /** A response on {@code c} ended: with none left, the idle timer runs. */
-  public void ended(HttpConnection c) {
-    State s = states.get(c);
-    if (s == null || --s.active > 0) {
-      return;
-    }
-    s.active = 0;
-    s.unsent = -1;
-    if (s.closing) {
-      // The caller closes once the body was read whole ({@link Lingering} when it was refused);
-      // this bounds a body that never ends.
-      arm(c, s, Lingering.MAX_MILLIS + 1000, null);
-      return;
-    }
-    arm(c, s, limits.idleTimeout().toMillis(), Limit.IDLE_TIMEOUT);
   }
 
   /** Connections open on this port now. */
@@ -144,31 +182,48 @@ public final class ConnectionGuard {
     return open.get();
   }
 
-  private void arm(HttpConnection c, State s, long ms, Limit limit) {
+  private void arm(Turn s, long ms, Limit limit) {
     s.deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
     s.limit = limit;
     if (s.timer >= 0) {
-      if (s.timerAt <= s.deadline) {
+      if (s.timerAt - s.deadline <= 0) {
         return; // it fires first and then waits for the rest
       }
       s.vertx.cancelTimer(s.timer);
     }
-    schedule(c, s, ms);
+    schedule(s, ms);
   }
 
-  private void schedule(HttpConnection c, State s, long ms) {
-    s.timerAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-    s.timer = s.vertx.setTimer(ms, t -> fire(c, s));
+  /** Sets {@code s}'s timer for {@code ms}, or for {@code bodyTimeout} if that comes first. */
+  private void schedule(Turn s, long ms) {
+    long in = Math.max(1, Math.min(ms, limits.bodyTimeout().toMillis()));
+    s.timerAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(in);
+    s.timer = s.vertx.setTimer(in, t -> fire(s));
   }
 
-  private void fire(HttpConnection c, State s) {
+  private void fire(Turn s) {
     s.timer = -1;
-    if (s.active > 0 || !states.containsKey(c)) {
+    HttpConnection c = s.conn;
+    if (!states.containsKey(c)) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (s.bodyExpired != null) {
+      long left = s.bodyDue - now;
+      if (left > 0) {
+        schedule(s, millisUp(left));
+        return;
+      }
+      Runnable expired = s.bodyExpired;
+      s.bodyExpired = null;
+      expired.run();
+    }
+    if (s.active > 0) {
       return; // busy: the end of its last request arms the timer again
     }
-    long left = s.deadline - System.nanoTime();
+    long left = s.deadline - now;
     if (left > 0) {
-      schedule(c, s, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+      schedule(s, millisUp(left));
       return;
     }
     if (s.limit == Limit.IDLE_TIMEOUT) {
@@ -177,7 +232,7 @@ public final class ConnectionGuard {
         // The last answer is still being sent (or was taken in part since the last look): the
         // client gets another idleTimeout to take some of it.
         s.unsent = unsent;
-        arm(c, s, limits.idleTimeout().toMillis(), Limit.IDLE_TIMEOUT);
+        arm(s, limits.idleTimeout().toMillis(), Limit.IDLE_TIMEOUT);
         return;
       }
       if (unsent > 0) {
@@ -190,6 +245,10 @@ public final class ConnectionGuard {
       hits.hit(port, s.limit);
     }
     c.close();
+  }
+
+  private static long millisUp(long nanos) {
+    return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
   }
 
   private void release(String client, AtomicInteger mine) {

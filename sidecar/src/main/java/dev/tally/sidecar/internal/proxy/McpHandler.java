@@ -6,6 +6,7 @@ import dev.tally.core.mcp.TallyError;
 import dev.tally.sidecar.LimitHits;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.BodyBudget;
+import dev.tally.sidecar.internal.http.ConnectionGuard;
 import dev.tally.sidecar.internal.http.Framing;
 import dev.tally.sidecar.internal.http.Replies;
 import dev.tally.sidecar.internal.relay.Forwarder;
@@ -32,7 +33,8 @@ public final class McpHandler implements Handler<HttpServerRequest> {
   @Override
   public void handle(HttpServerRequest req) {
     HttpConnection conn = req.connection();
-    if (!ctx.guard().started(conn)) {
+    ConnectionGuard.Turn turn = ctx.guard().started(conn);
+    if (turn == null) {
       return; // pipelined behind a chunked request: never read, the connection is closing
     }
     ctx.enter();
@@ -45,7 +47,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
             v -> {
               if (left.compareAndSet(false, true)) {
                 hold.release();
-                ctx.guard().ended(conn);
+                turn.ended();
                 ctx.leave();
                 if (closeAfter && req.isEnded()) {
                   conn.close();
@@ -98,7 +100,7 @@ public final class McpHandler implements Handler<HttpServerRequest> {
     }
     HttpMethod m = req.method();
     if (m == HttpMethod.POST) {
-      PostFlow.run(ctx, req, hold, span);
+      PostFlow.run(ctx, req, hold, turn, span);
     } else if (m == HttpMethod.GET) {
       get(req, span);
     } else {

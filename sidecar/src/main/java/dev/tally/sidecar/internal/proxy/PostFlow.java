@@ -18,6 +18,7 @@ import dev.tally.sidecar.internal.call.SessionTap;
 import dev.tally.sidecar.internal.context.ProxyContext;
 import dev.tally.sidecar.internal.http.BodyBudget;
 import dev.tally.sidecar.internal.http.BodyReader;
+import dev.tally.sidecar.internal.http.ConnectionGuard;
 import dev.tally.sidecar.internal.http.Replies;
 import dev.tally.sidecar.internal.http.RequestHeaders;
 import dev.tally.sidecar.internal.relay.Forwarder;
@@ -39,7 +40,12 @@ import java.util.Optional;
 final class PostFlow {
   private PostFlow() {}
 
-  static void run(ProxyContext ctx, HttpServerRequest req, BodyBudget.Hold hold, SpanSlot span) {
+  static void run(
+      ProxyContext ctx,
+      HttpServerRequest req,
+      BodyBudget.Hold hold,
+      ConnectionGuard.Turn turn,
+      SpanSlot span) {
     if (!MediaTypes.isJson(req.getHeader(HttpHeaders.CONTENT_TYPE))) {
       Replies.refuse(
           req.response(),
@@ -56,7 +62,7 @@ final class PostFlow {
           "POST requires an Accept header listing application/json and text/event-stream");
       return;
     }
-    BodyReader.read(req, ctx.bodyLimits(), hold)
+    BodyReader.read(req, ctx.bodyLimits(), hold, turn)
         .onComplete(
             ar -> {
               if (ar.succeeded()) {

@@ -142,8 +142,10 @@ public final class Relay {
   /** Copies status and end-to-end headers; drops the length when the body will be re-framed. */
   public static void copyHead(HttpClientResponse from, HttpServerResponse to, boolean reframed) {
     to.setStatusCode(from.statusCode());
-    if (from.statusMessage() != null) {
-      to.setStatusMessage(from.statusMessage());
+    String reason = from.statusMessage();
+    // Only a reason phrase of the upstream's own: setting one builds a new status line object.
+    if (reason != null && !reason.equals(to.getStatusMessage())) {
+      to.setStatusMessage(reason);
     }
     MultiMap h = to.headers();
     String length = reframed ? null : from.getHeader(HttpHeaders.CONTENT_LENGTH);
