@@ -80,6 +80,39 @@ public abstract class ExactArgumentsSuite {
     assertThat(upstreamCalls()).isEmpty();
   }
 
+  /**
+   * The same with each body sent chunked in three pieces of random length: the adapter assembles
+   * the chunks (a body of one chunk is kept as it came, a longer one is copied) without losing or
+   * reordering a byte.
+   */
+  @Test
+  void randomArgumentsSentInChunksReachTheUpstreamByteForByte() throws Exception {
+    RandomToolCalls random = new RandomToolCalls(SEED + 1);
+    java.util.Random cuts = new java.util.Random(SEED);
+    for (int i = 0; i < CALLS / 4; i++) {
+      byte[] sent =
+          random.call(writeTool(), SEQ.getAndIncrement()).getBytes(StandardCharsets.UTF_8);
+      int a = 1 + cuts.nextInt(sent.length - 2);
+      int b = a + 1 + cuts.nextInt(sent.length - a - 1);
+      HttpRequest.BodyPublisher chunked =
+          HttpRequest.BodyPublishers.fromPublisher(
+              HttpRequest.BodyPublishers.concat(
+                  HttpRequest.BodyPublishers.ofByteArray(sent, 0, a),
+                  HttpRequest.BodyPublishers.ofByteArray(sent, a, b - a),
+                  HttpRequest.BodyPublishers.ofByteArray(sent, b, sent.length - b)));
+      HttpResponse<String> r = post(chunked, Map.of());
+      assertThat(r.statusCode())
+          .as("seed %d, chunked call %d: %s -> %s", SEED, i, utf8(sent), r.body())
+          .isEqualTo(200);
+      byte[] received = upstreamCalls().poll(10, TimeUnit.SECONDS);
+      assertThat(received)
+          .as("seed %d, chunked call %d reached the upstream: %s", SEED, i, utf8(sent))
+          .isNotNull();
+      ForwardedBytes.assertForwardedExactly(sent, received);
+    }
+    assertThat(upstreamCalls()).isEmpty();
+  }
+
   @Test
   void keylessTransfersThatDifferInTheLastDigitBothRun() throws Exception {
     String[][] pairs = {
@@ -155,6 +188,11 @@ public abstract class ExactArgumentsSuite {
   }
 
   private HttpResponse<String> post(byte[] body, Map<String, String> extra) throws Exception {
+    return post(HttpRequest.BodyPublishers.ofByteArray(body), extra);
+  }
+
+  private HttpResponse<String> post(HttpRequest.BodyPublisher body, Map<String, String> extra)
+      throws Exception {
     Map<String, String> h = new LinkedHashMap<>(headers());
     h.putAll(extra);
     if (h.keySet().stream().noneMatch("Authorization"::equalsIgnoreCase)) {
@@ -166,7 +204,7 @@ public abstract class ExactArgumentsSuite {
             .timeout(Duration.ofSeconds(20))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
-            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            .POST(body);
     h.forEach(b::header);
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }

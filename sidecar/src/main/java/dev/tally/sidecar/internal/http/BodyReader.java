@@ -55,7 +55,7 @@ public final class BodyReader {
         return done.future();
       }
     }
-    Buffer body = Buffer.buffer(FIRST_CAPACITY);
+    Chunks body = new Chunks();
     Runnable expired =
         () -> {
           if (done.future().isComplete()) {
@@ -102,7 +102,7 @@ public final class BodyReader {
             done.tryFail("overloaded");
             return;
           }
-          body.appendBuffer(chunk);
+          body.add(chunk);
         });
     req.exceptionHandler(
         t -> {
@@ -112,7 +112,7 @@ public final class BodyReader {
     req.endHandler(
         v -> {
           stopTimer.run();
-          done.tryComplete(body);
+          done.tryComplete(body.buffer());
         });
     return done.future();
   }
@@ -137,6 +137,36 @@ public final class BodyReader {
         timer[0] = -1;
       }
     };
+  }
+
+  /**
+   * The chunks of one body. A body that came as one chunk (most do) is that chunk, not copied:
+   * Vert.x hands each chunk over as a heap buffer of its own, safe to keep. A second chunk starts a
+   * buffer that grows with the bytes received.
+   */
+  private static final class Chunks {
+    private Buffer first;
+    private Buffer grown;
+
+    int length() {
+      return grown != null ? grown.length() : first != null ? first.length() : 0;
+    }
+
+    void add(Buffer chunk) {
+      if (grown != null) {
+        grown.appendBuffer(chunk);
+      } else if (first == null) {
+        first = chunk;
+      } else {
+        grown = Buffer.buffer(Math.max(FIRST_CAPACITY, 2 * (first.length() + chunk.length())));
+        grown.appendBuffer(first).appendBuffer(chunk);
+        first = null;
+      }
+    }
+
+    Buffer buffer() {
+      return grown != null ? grown : first != null ? first : Buffer.buffer(0);
+    }
   }
 
   private static void refuse(HttpServerRequest req, TallyError.Code code, String message) {
