@@ -21,6 +21,29 @@ class TraceContextTest {
   }
 
   @Test
+  void mintedTraceAndSpanIdsAreDistinctAndUseEveryHexDigitInEveryPlace() {
+    java.util.Set<String> traces = new java.util.HashSet<>();
+    java.util.Set<String> spans = new java.util.HashSet<>();
+    java.util.List<java.util.Set<Character>> digits = new java.util.ArrayList<>();
+    for (int i = 0; i < 48; i++) {
+      digits.add(new java.util.HashSet<>());
+    }
+    for (int n = 0; n < 4000; n++) {
+      String t = TraceContext.next(null);
+      assertThat(t).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-00");
+      String ids = t.substring(3, 35) + t.substring(36, 52);
+      traces.add(ids.substring(0, 32));
+      spans.add(ids.substring(32));
+      for (int i = 0; i < 48; i++) {
+        digits.get(i).add(ids.charAt(i));
+      }
+    }
+    assertThat(traces).hasSize(4000);
+    assertThat(spans).hasSize(4000);
+    assertThat(digits).allSatisfy(d -> assertThat(d).hasSize(16));
+  }
+
+  @Test
   void anUntracedStepCarriesTheCallersTracestateOnlyWhenItContinuesItsTrace() {
     String in = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     Map<String, String> h = Map.of("traceparent", in, "tracestate", "congo=t61rcWkgMzE");
