@@ -4,11 +4,20 @@
 --   MCP_PREFIX    unique per wrk run: effect arguments are "<prefix>-<thread>-<n>", so every
 --                 request is a NEW intent, also across rounds against the same sidecar
 --   MCP_DELAY_MS  > 0: each connection waits this long before each request (fixed-rate latency)
+--   MCP_PAYLOAD_BYTES  > 0 (lookup, effect): the call carries an argument "pad" of this many
+--                 bytes and asks the canned upstream (X-Bench-Result-Bytes) for a result text of as
+--                 many, for the cost-by-size curves
 -- done() prints one machine-readable RESULT line for run.sh.
 
 local workload = os.getenv("MCP_WORKLOAD") or "list"
 local prefix = os.getenv("MCP_PREFIX") or tostring(os.time())
 local delay_ms = tonumber(os.getenv("MCP_DELAY_MS") or "0")
+local payload = tonumber(os.getenv("MCP_PAYLOAD_BYTES") or "0")
+local pad = ""
+if payload > 0 then
+  pad = ',"pad":"' .. string.rep("x", payload) .. '"'
+  wrk.headers["X-Bench-Result-Bytes"] = tostring(payload)
+end
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -19,7 +28,7 @@ if workload == "list" then
   wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'
 elseif workload == "lookup" then
   wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call",'
-    .. '"params":{"name":"lookup","arguments":{"key":"customer-42"}}}'
+    .. '"params":{"name":"lookup","arguments":{"key":"customer-42"' .. pad .. '}}}'
 elseif workload == "effect" then
   local threads = {}
   function setup(thread)
@@ -31,7 +40,7 @@ elseif workload == "effect" then
     n = n + 1
     local body = string.format('{"jsonrpc":"2.0","id":%d,"method":"tools/call",'
       .. '"params":{"name":"create_ticket","arguments":{"title":"ticket %s-%s-%d",'
-      .. '"body":"created by the load benchmark"}}}', n, prefix, tostring(tid), n)
+      .. '"body":"created by the load benchmark"%s}}}', n, prefix, tostring(tid), n, pad)
     return wrk.format(nil, nil, nil, body)
   end
 else

@@ -320,7 +320,7 @@ run_wrk() { # url workload seconds conns delay prefix [threads]
   [[ -n $PIN_WRK ]] && pin=(taskset -c "$PIN_WRK")
   local t=${7:-$THREADS}
   ((t <= $4)) || t=$4 # wrk needs at least one connection per thread
-  MCP_WORKLOAD=$2 MCP_DELAY_MS=$5 MCP_PREFIX=$6 \
+  MCP_WORKLOAD=$2 MCP_DELAY_MS=$5 MCP_PREFIX=$6 MCP_PAYLOAD_BYTES=$PAYLOAD \
     "${pin[@]}" wrk -t"$t" -c"$4" -d"${3}s" --timeout 10s -s "$HERE/mcp.lua" "$1" |
     grep '^RESULT' | sed 's/^RESULT //'
 }
@@ -358,6 +358,8 @@ run_load() { # contender workload seconds conns delay prefix
 
 RUN_ID=$(date +%s)
 SEQ=0
+# Bytes of the "pad" argument and of the result text of lookup and effect calls (size phases).
+PAYLOAD=0
 # One measured (or warm-up) sample; appends a key=value line to samples.txt when measured.
 sample() { # phase workload contender round delay conns seconds measured
   local phase=$1 wl=$2 c=$3 round=$4 delay=$5 conns=$6 secs=$7 measured=$8
@@ -398,7 +400,7 @@ sample() { # phase workload contender round delay conns seconds measured
     n1=$(store_trips "$c" tally_store_notify_statements_total)
     extra+=" replicas=${REPLICAS[$c]} db_cpu_ticks=$((d1 - d0)) store_trips=$((t1 - t0)) notify_stmts=$((n1 - n0))"
   fi
-  local line="phase=$phase workload=$wl contender=$c kind=${KIND[$c]} round=$round conns=$conns delay_ms=$delay $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK executed=$((x1 - x0))$extra"
+  local line="phase=$phase workload=$wl contender=$c kind=${KIND[$c]} round=$round conns=$conns delay_ms=$delay payload_bytes=$PAYLOAD $res proc_cpu_ticks=$((c1 - c0)) upstream_cpu_ticks=$((u1 - u0)) tick_hz=$TICK executed=$((x1 - x0))$extra"
   if [[ $measured == 1 ]]; then
     echo "$line" >>"$OUT/samples.txt"
     log "$(awk '{for(i=1;i<=NF;i++){split($i,a,"=");v[a[1]]=a[2]}}
@@ -477,6 +479,15 @@ run_phase() {
     ((conns >= 1)) || die "phase $phase: at least one connection"
     wl=${BASH_REMATCH[1]}
     run_sweep_phase "$phase" "$wl" "$conns"
+    return
+  fi
+  # lookup#16384, effect#1024 ...: the workload with arguments and result of that many bytes more
+  # (the cost-by-size curves of report.html), at the usual connection count.
+  if [[ $phase =~ ^(lookup|effect)#([0-9]+)$ ]]; then
+    PAYLOAD=${BASH_REMATCH[2]}
+    ((PAYLOAD >= 1)) || die "phase $phase: at least one byte"
+    run_sweep_phase "$phase" "${BASH_REMATCH[1]}" "$CONNS"
+    PAYLOAD=0
     return
   fi
   case $phase in

@@ -74,12 +74,20 @@ final class CannedAnswers {
 
   /** The full JSON-RPC response to {@code request} of kind {@code kind} (not a notification). */
   static byte[] answer(byte[] request, Kind kind) {
+    return answer(request, kind, 0);
+  }
+
+  /**
+   * As {@link #answer(byte[], Kind)}; a call's result text is {@code resultBytes} bytes of {@code
+   * x} when that is positive.
+   */
+  static byte[] answer(byte[] request, Kind kind, int resultBytes) {
     byte[] tail =
         switch (kind) {
           case INITIALIZE -> INITIALIZE;
           case LIST -> LIST;
-          case LOOKUP -> LOOKUP;
-          case CREATE_TICKET -> CREATED;
+          case LOOKUP -> resultBytes > 0 ? padded(resultBytes) : LOOKUP;
+          case CREATE_TICKET -> resultBytes > 0 ? padded(resultBytes) : CREATED;
           default -> UNKNOWN;
         };
     int start = idStart(request);
@@ -93,6 +101,19 @@ final class CannedAnswers {
       System.arraycopy(request, start, out, HEAD.length, idLen);
     }
     System.arraycopy(tail, 0, out, HEAD.length + idLen, tail.length);
+    return out;
+  }
+
+  private static final byte[] PADDED_HEAD =
+      ascii(",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"");
+  private static final byte[] PADDED_TAIL = ascii("\"}],\"isError\":false}}");
+
+  /** A tool result whose one text block is {@code n} bytes of {@code x}. */
+  private static byte[] padded(int n) {
+    byte[] out = new byte[PADDED_HEAD.length + n + PADDED_TAIL.length];
+    System.arraycopy(PADDED_HEAD, 0, out, 0, PADDED_HEAD.length);
+    java.util.Arrays.fill(out, PADDED_HEAD.length, PADDED_HEAD.length + n, (byte) 'x');
+    System.arraycopy(PADDED_TAIL, 0, out, PADDED_HEAD.length + n, PADDED_TAIL.length);
     return out;
   }
 

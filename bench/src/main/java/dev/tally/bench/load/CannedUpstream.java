@@ -85,6 +85,22 @@ public final class CannedUpstream extends VerticleBase {
         .listen();
   }
 
+  /** A call's result text of this many bytes ({@code bench/load/mcp.lua}'s payload sizes). */
+  static final String RESULT_BYTES = "X-Bench-Result-Bytes";
+
+  /** The result size a request asked for: 0 (the canned text) unless a valid count ≤ 16 MiB. */
+  static int resultBytes(String header) {
+    if (header == null) {
+      return 0;
+    }
+    try {
+      int n = Integer.parseInt(header.trim());
+      return n > 0 && n <= (16 << 20) ? n : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
   private void handle(HttpServerRequest req) {
     if (req.method() == HttpMethod.GET && "/count".equals(req.path())) {
       req.response()
@@ -110,7 +126,10 @@ public final class CannedUpstream extends VerticleBase {
               }
               req.response()
                   .putHeader(HttpHeaders.CONTENT_TYPE, JSON)
-                  .end(Buffer.buffer(CannedAnswers.answer(bytes, kind)));
+                  .end(
+                      Buffer.buffer(
+                          CannedAnswers.answer(
+                              bytes, kind, resultBytes(req.getHeader(RESULT_BYTES)))));
             });
   }
 }

@@ -123,14 +123,26 @@ public final class LoadExport {
 
   static String html(List<Map<String, String>> rows, String config, String reportMd) {
     // phase -> conns -> contender -> samples
-    // A sweep phase (lookup@16) is its workload's phase at another connection count.
+    // A sweep phase (lookup@16) is its workload's phase at another connection count; a size phase
+    // (lookup#16384) its workload with that many bytes of argument and result.
     Map<String, Map<Integer, Map<String, List<Map<String, String>>>>> by = new LinkedHashMap<>();
+    Map<String, Map<Integer, Map<String, List<Map<String, String>>>>> bySize =
+        new LinkedHashMap<>();
     Map<String, Integer> mainConns = new LinkedHashMap<>();
     for (Map<String, String> r : rows) {
       if (!measured(r)) {
         continue;
       }
       String phase = r.get("phase");
+      if (phase.matches(".+#\\d+")) {
+        bySize
+            .computeIfAbsent(phase.substring(0, phase.indexOf('#')), p -> new LinkedHashMap<>())
+            .computeIfAbsent(
+                Integer.parseInt(phase.substring(phase.indexOf('#') + 1)), n -> new TreeMap<>())
+            .computeIfAbsent(r.get("contender"), c -> new ArrayList<>())
+            .add(r);
+        continue;
+      }
       String base = phase.replaceAll("@\\d+$", "");
       if (base.equals(phase)) {
         mainConns.put(base, (int) d(r, "conns"));
@@ -151,7 +163,7 @@ public final class LoadExport {
         .append("<h1>Tally load run</h1>\n<pre>")
         .append(esc(config))
         .append("</pre>\n");
-    if (by.isEmpty()) {
+    if (by.isEmpty() && bySize.isEmpty()) {
       sb.append("<p>No measured samples in this run.</p>\n");
     }
     for (var phase : by.entrySet()) {
@@ -169,6 +181,17 @@ public final class LoadExport {
         sb.append(curve("req/s vs connections", byConns, LoadExport::rps));
         sb.append(curve("p99 ms vs connections", byConns, LoadExport::p99ms));
       }
+    }
+    for (var phase : bySize.entrySet()) {
+      // payload bytes -> contender -> samples, in increasing size
+      Map<Integer, Map<String, List<Map<String, String>>>> bySizes =
+          new TreeMap<>(phase.getValue());
+      sb.append("<h2>")
+          .append(esc(phase.getKey()))
+          .append(" by size of argument and result</h2>\n");
+      sb.append(curve("req/s vs bytes", bySizes, LoadExport::rps));
+      sb.append(curve("process CPU µs per request vs bytes", bySizes, LoadExport::cpuUs));
+      sb.append(curve("p99 ms vs bytes", bySizes, LoadExport::p99ms));
     }
     if (!reportMd.isEmpty()) {
       sb.append("<h2>Report</h2>\n<pre>").append(esc(reportMd)).append("</pre>\n");

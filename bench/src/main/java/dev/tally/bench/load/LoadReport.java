@@ -94,6 +94,7 @@ public final class LoadReport {
     cfg.forEach(l -> out.append(l).append('\n'));
     out.append("```\n\n");
     throughput();
+    sizes();
     journal();
     postgres();
     paced();
@@ -159,6 +160,90 @@ public final class LoadReport {
       }
     }
     out.append('\n');
+  }
+
+  /**
+   * The cost-by-size phases ({@code lookup#16384}: an argument and a result of that many bytes
+   * each, {@code bench/run --sizes}): throughput, its ratio to nginx in the same round, CPU per
+   * request and p99 per contender and size, and per contender how much CPU each further KiB costs
+   * (the slope between the smallest and the largest size).
+   */
+  private void sizes() {
+    List<String> phases = phases(p -> p.matches("(lookup|effect)#\\d+"));
+    if (phases.isEmpty()) {
+      return;
+    }
+    phases.sort(
+        java.util.Comparator.comparing((String p) -> p.substring(0, p.indexOf('#')))
+            .thenComparingInt(LoadReport::bytes));
+    out.append("Cost by size (an argument and a result of this many bytes each, ")
+        .append(
+            of(phases.get(0), DIRECT).isEmpty() ? "" : of(phases.get(0), DIRECT).get(0).s("conns"))
+        .append(" connections):\n\n")
+        .append(
+            "| workload | bytes | contender | req/s | × nginx | proxy CPU µs/req | p99 ms | errors |\n")
+        .append("|---|---|---|---|---|---|---|---|\n");
+    for (String phase : phases) {
+      for (String c : contenders(phase)) {
+        List<Sample> s = of(phase, c);
+        boolean proxy = !c.equals(DIRECT);
+        out.append("| ")
+            .append(label(phase.substring(0, phase.indexOf('#'))))
+            .append(" | ")
+            .append(bytes(phase))
+            .append(" | ")
+            .append(c)
+            .append(" | ")
+            .append(fmt0(median(s, Sample::rps)))
+            .append(" | ")
+            .append(c.equals(NGINX) ? "1" : ratio(phase, c, NGINX))
+            .append(" | ")
+            .append(proxy ? fmt1(median(s, x -> x.cpuUsPerRequest("proc_cpu_ticks"))) : "–")
+            .append(" | ")
+            .append(fmt2(median(s, x -> x.d("p99_us") / 1000)))
+            .append(" | ")
+            .append(fmt0(s.stream().mapToDouble(Sample::errors).sum()))
+            .append(" |\n");
+      }
+    }
+    out.append('\n');
+    List<String> slopes = new ArrayList<>();
+    for (String wl : List.of("lookup", "effect")) {
+      List<String> ps = phases.stream().filter(p -> p.startsWith(wl + "#")).toList();
+      if (ps.size() < 2) {
+        continue;
+      }
+      String small = ps.get(0);
+      String large = ps.get(ps.size() - 1);
+      double kib = (bytes(large) - bytes(small)) / 1024.0;
+      for (String c : contenders(large)) {
+        if (c.equals(DIRECT) || of(small, c).isEmpty()) {
+          continue;
+        }
+        double a = median(of(small, c), x -> x.cpuUsPerRequest("proc_cpu_ticks"));
+        double b = median(of(large, c), x -> x.cpuUsPerRequest("proc_cpu_ticks"));
+        slopes.add(
+            String.format(
+                Locale.ROOT,
+                "%s, %s: %.2f µs of CPU per further KiB (%.1f at %d bytes, %.1f at %d)",
+                c,
+                label(wl),
+                (b - a) / kib,
+                a,
+                bytes(small),
+                b,
+                bytes(large)));
+      }
+    }
+    if (!slopes.isEmpty()) {
+      out.append("CPU per request against size (slope between the smallest and largest size):\n\n");
+      slopes.forEach(l -> out.append("- ").append(l).append('\n'));
+      out.append('\n');
+    }
+  }
+
+  private static int bytes(String phase) {
+    return Integer.parseInt(phase.substring(phase.indexOf('#') + 1));
   }
 
   private void journal() {

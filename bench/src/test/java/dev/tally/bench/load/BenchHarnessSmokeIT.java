@@ -2,7 +2,6 @@ package dev.tally.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,6 +38,8 @@ class BenchHarnessSmokeIT {
                 "--quick",
                 "--workloads",
                 "lookup,effect",
+                "--sizes",
+                "1024,4096",
                 "--contenders",
                 "tally=memory",
                 "--out",
@@ -67,6 +68,9 @@ class BenchHarnessSmokeIT {
     assertThat(all).contains("effect,effect,tally");
     String html = Files.readString(out.resolve("report.html"), StandardCharsets.UTF_8);
     assertThat(html).contains("<svg").contains("effect");
-    assertThat(new File(out.toFile(), "report.md")).exists();
+    assertThat(all).contains("effect#4096,effect,tally");
+    assertThat(html).contains("effect by size of argument and result");
+    String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
+    assertThat(md).contains("Cost by size").contains("µs of CPU per further KiB");
   }
 }

@@ -66,6 +66,48 @@ class LoadExportTest {
   }
 
   @Test
+  void sizePhasesGetTheirOwnCurvesAndTheReportTheirTableAndCpuSlope(@TempDir Path dir)
+      throws Exception {
+    Files.write(
+        dir.resolve("samples.txt"),
+        List.of(
+            sample("lookup", "tally", 1, 64, 1000),
+            sample("effect#1024", "direct", 1, 64, 4000),
+            sample("effect#1024", "nginx", 1, 64, 2000),
+            sample("effect#1024", "tally", 1, 64, 1000),
+            sample("effect#16384", "direct", 1, 64, 2000),
+            sample("effect#16384", "nginx", 1, 64, 1000),
+            // 50 ticks at 100 Hz over 250 requests: 2,000 µs per request (500 at 1024 bytes).
+            sample("effect#16384", "tally", 1, 64, 250)),
+        StandardCharsets.UTF_8);
+    java.io.ByteArrayOutputStream md = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream was = System.out;
+    System.setOut(new java.io.PrintStream(md, true, StandardCharsets.UTF_8));
+    try {
+      LoadReport.main(new String[] {dir.toString()});
+    } finally {
+      System.setOut(was);
+    }
+    String report = md.toString(StandardCharsets.UTF_8);
+    assertThat(report)
+        .contains("Cost by size")
+        .contains("| side-effecting tools/call | 1024 | tally | 500 | 0.50 [0.50–0.50] | 500.0 |")
+        .contains("| side-effecting tools/call | 16384 | tally | 125 | 0.25 [0.25–0.25] | 2000.0 |")
+        // (2000 - 500) µs over 15 KiB
+        .contains("tally, side-effecting tools/call: 100.00 µs of CPU per further KiB");
+    Files.writeString(dir.resolve("report.md"), report, StandardCharsets.UTF_8);
+    LoadExport.main(new String[] {dir.toString()});
+    String html = Files.readString(dir.resolve("report.html"), StandardCharsets.UTF_8);
+    assertThat(html)
+        .contains("effect by size of argument and result")
+        .contains("req/s vs bytes")
+        .contains("process CPU µs per request vs bytes")
+        .contains(">16384<");
+    // The size phases are not mixed into the workload's own plots.
+    assertThat(html).doesNotContain("<h2>effect#1024</h2>");
+  }
+
+  @Test
   void rateCpuAndP99AreDerivedFromTheSample() {
     Map<String, String> r = LoadReport.parse(sample("lookup", "tally", 1, 64, 1000));
     assertThat(LoadExport.rps(r)).isEqualTo(500.0);
