@@ -63,21 +63,7 @@ public abstract class ExactArgumentsSuite {
 
   @Test
   void randomArgumentsReachTheUpstreamByteForByte() throws Exception {
-    RandomToolCalls random = new RandomToolCalls(SEED);
-    for (int i = 0; i < CALLS; i++) {
-      byte[] sent =
-          random.call(writeTool(), SEQ.getAndIncrement()).getBytes(StandardCharsets.UTF_8);
-      HttpResponse<String> r = post(sent, Map.of());
-      assertThat(r.statusCode())
-          .as("seed %d, call %d: %s -> %s", SEED, i, utf8(sent), r.body())
-          .isEqualTo(200);
-      byte[] received = upstreamCalls().poll(10, TimeUnit.SECONDS);
-      assertThat(received)
-          .as("seed %d, call %d reached the upstream: %s", SEED, i, utf8(sent))
-          .isNotNull();
-      ForwardedBytes.assertForwardedExactly(sent, received);
-    }
-    assertThat(upstreamCalls()).isEmpty();
+    sendRandomCalls(SEED, CALLS, "call", HttpRequest.BodyPublishers::ofByteArray);
   }
 
   /**
@@ -87,26 +73,43 @@ public abstract class ExactArgumentsSuite {
    */
   @Test
   void randomArgumentsSentInChunksReachTheUpstreamByteForByte() throws Exception {
-    RandomToolCalls random = new RandomToolCalls(SEED + 1);
     java.util.Random cuts = new java.util.Random(SEED);
-    for (int i = 0; i < CALLS / 4; i++) {
-      byte[] sent =
-          random.call(writeTool(), SEQ.getAndIncrement()).getBytes(StandardCharsets.UTF_8);
-      int a = 1 + cuts.nextInt(sent.length - 2);
-      int b = a + 1 + cuts.nextInt(sent.length - a - 1);
-      HttpRequest.BodyPublisher chunked =
-          HttpRequest.BodyPublishers.fromPublisher(
+    sendRandomCalls(
+        SEED + 1,
+        CALLS / 4,
+        "chunked call",
+        sent -> {
+          int a = 1 + cuts.nextInt(sent.length - 2);
+          int b = a + 1 + cuts.nextInt(sent.length - a - 1);
+          return HttpRequest.BodyPublishers.fromPublisher(
               HttpRequest.BodyPublishers.concat(
                   HttpRequest.BodyPublishers.ofByteArray(sent, 0, a),
                   HttpRequest.BodyPublishers.ofByteArray(sent, a, b - a),
                   HttpRequest.BodyPublishers.ofByteArray(sent, b, sent.length - b)));
-      HttpResponse<String> r = post(chunked, Map.of());
+        });
+  }
+
+  /**
+   * Sends {@code count} random calls of the seed {@code seed}, each body as {@code publish} makes
+   * it, and checks that every one reached the upstream byte for byte.
+   */
+  private void sendRandomCalls(
+      long seed,
+      int count,
+      String what,
+      java.util.function.Function<byte[], HttpRequest.BodyPublisher> publish)
+      throws Exception {
+    RandomToolCalls random = new RandomToolCalls(seed);
+    for (int i = 0; i < count; i++) {
+      byte[] sent =
+          random.call(writeTool(), SEQ.getAndIncrement()).getBytes(StandardCharsets.UTF_8);
+      HttpResponse<String> r = post(publish.apply(sent), Map.of());
       assertThat(r.statusCode())
-          .as("seed %d, chunked call %d: %s -> %s", SEED, i, utf8(sent), r.body())
+          .as("seed %d, %s %d: %s -> %s", SEED, what, i, utf8(sent), r.body())
           .isEqualTo(200);
       byte[] received = upstreamCalls().poll(10, TimeUnit.SECONDS);
       assertThat(received)
-          .as("seed %d, chunked call %d reached the upstream: %s", SEED, i, utf8(sent))
+          .as("seed %d, %s %d reached the upstream: %s", SEED, what, i, utf8(sent))
           .isNotNull();
       ForwardedBytes.assertForwardedExactly(sent, received);
     }

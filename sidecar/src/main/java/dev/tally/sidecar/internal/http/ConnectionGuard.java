@@ -49,9 +49,10 @@ public final class ConnectionGuard {
     private long deadline;
     private Limit limit;
 
-    /** When the body being read must have ended, and what to do if it has not; null: none. */
+    /** When the body being read must have ended. */
     private long bodyDue;
 
+    /** What to do if it has not by then; null: no body is watched. */
     private Runnable bodyExpired;
 
     /** Unsent bytes when the idle timer last fired with some left, else -1. */
@@ -89,13 +90,7 @@ public final class ConnectionGuard {
       }
       bodyDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
       bodyExpired = expired;
-      if (timer >= 0) {
-        if (timerAt - bodyDue <= 0) {
-          return true; // it fires first and then waits for the rest
-        }
-        vertx.cancelTimer(timer);
-      }
-      schedule(this, ms);
+      fireBy(this, bodyDue, ms);
       return true;
     }
 
@@ -185,8 +180,13 @@ public final class ConnectionGuard {
   private void arm(Turn s, long ms, Limit limit) {
     s.deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
     s.limit = limit;
+    fireBy(s, s.deadline, ms);
+  }
+
+  /** Makes {@code s}'s timer fire by {@code due} ({@code ms} from now), moving it only if later. */
+  private void fireBy(Turn s, long due, long ms) {
     if (s.timer >= 0) {
-      if (s.timerAt - s.deadline <= 0) {
+      if (s.timerAt - due <= 0) {
         return; // it fires first and then waits for the rest
       }
       s.vertx.cancelTimer(s.timer);
